@@ -1,0 +1,1 @@
+list(APPEND VF_SOURCES frontend/lexer.cpp frontend/parser.cpp frontend/trace_reader.cpp)

@@ -1,0 +1,29 @@
+// Names and categories of the ops in ops.def.
+#include <array>
+
+#include "ir/ir.h"
+
+namespace vf {
+namespace {
+struct OpInfo {
+  std::string_view name;
+  OpCategory category;
+};
+constexpr std::array kOps = {
+#define VF_OP(name, prim, category) OpInfo{prim, OpCategory::category},
+#include "ir/ops.def"
+#undef VF_OP
+};
+}  // namespace
+
+std::string_view op_name(OpKind op) { return kOps[static_cast<size_t>(op)].name; }
+OpCategory op_category(OpKind op) { return kOps[static_cast<size_t>(op)].category; }
+int op_num_outputs(OpKind op) { return op == OpKind::VarMean ? 2 : 1; }
+
+std::optional<OpKind> op_from_name(std::string_view prim_name) {
+  for (size_t i = 0; i < kOps.size(); ++i)
+    if (kOps[i].name == prim_name) return static_cast<OpKind>(i);
+  return std::nullopt;
+}
+
+}  // namespace vf

@@ -1,0 +1,29 @@
+// Comparing a computed tensor with the reference's, with tolerances suited to the dtype.
+#pragma once
+
+#include <string>
+
+#include "layout/host_tensor.h"
+
+namespace vf {
+
+struct Tolerance {
+  double rtol = 0;
+  double atol = 0;
+};
+Tolerance default_tolerance(DType dtype);  // exact for integers and bool
+
+struct Comparison {
+  bool ok = true;
+  double max_abs_error = 0;  // over elements that are finite in both
+  int64_t mismatches = 0;
+  std::string first_mismatch;  // "at [1, 2]: got 3.5, expected 3.25"; empty when ok
+};
+
+// NaN matches NaN, inf matches the same inf; shapes and dtypes must agree (a mismatch otherwise).
+Comparison compare_tensors(const HostTensor& actual, const HostTensor& expected, Tolerance tol);
+
+// A checksum of the values in logical (row-major) order, independent of layout.
+double tensor_checksum(const HostTensor& t);
+
+}  // namespace vf
