@@ -28,7 +28,16 @@ Storage::Storage(int64_t nbytes) : nbytes_(nbytes) {
   g_allocated_bytes += nbytes;
 }
 
+std::shared_ptr<Storage> Storage::wrap(std::byte* data, int64_t nbytes, std::shared_ptr<void> owner) {
+  std::shared_ptr<Storage> s(new Storage());
+  s->data_ = data;
+  s->nbytes_ = nbytes;
+  s->owner_ = owner ? std::move(owner) : std::make_shared<int>(0);
+  return s;
+}
+
 Storage::~Storage() {
+  if (owner_) return;
   std::free(data_);
   g_live_bytes -= nbytes_;
 }
@@ -62,6 +71,14 @@ std::byte* HostTensor::element(const int64_t* index) const {
   int64_t e = layout_.offset;
   for (int64_t i = 0; i < layout_.rank(); ++i) e += index[i] * layout_.strides[i];
   return storage_->data() + e * dtype_size(dtype_);
+}
+
+void copy_elements(const HostTensor& src, const HostTensor& dst) {
+  VF_INTERNAL_CHECK(src.dtype() == dst.dtype() && src.shape() == dst.shape(), "copy of ",
+                    dtype_short_name(src.dtype()), shape_to_string(src.shape()), " into ",
+                    dtype_short_name(dst.dtype()), shape_to_string(dst.shape()));
+  const int64_t size = dtype_size(src.dtype());
+  for_each_index(src.shape(), [&](const int64_t* index) { std::memcpy(dst.element(index), src.element(index), size); });
 }
 
 namespace {

@@ -15,6 +15,8 @@ namespace vf {
 class Storage {
  public:
   explicit Storage(int64_t nbytes);
+  // Host memory owned elsewhere, kept alive by `owner`; not counted as an allocation.
+  static std::shared_ptr<Storage> wrap(std::byte* data, int64_t nbytes, std::shared_ptr<void> owner);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -23,8 +25,10 @@ class Storage {
   int64_t nbytes() const { return nbytes_; }
 
  private:
+  Storage() = default;
   std::byte* data_ = nullptr;
   int64_t nbytes_ = 0;
+  std::shared_ptr<void> owner_;  // set for wrapped memory, which this Storage does not free
 };
 
 // A strided view of a Storage. Copying a HostTensor shares the storage.
@@ -75,6 +79,9 @@ void for_each_index(const Shape& shape, Fn&& fn) {
     if (rank == 0) return;
   }
 }
+
+// Copies the elements of src into dst (same dtype and shape, any layouts).
+void copy_elements(const HostTensor& src, const HostTensor& dst);
 
 // Live and total bytes allocated by Storage in this process (for allocation accounting tests).
 int64_t host_storage_live_bytes();

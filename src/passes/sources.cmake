@@ -1,0 +1,1 @@
+list(APPEND VF_SOURCES passes/bookend.cpp)

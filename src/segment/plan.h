@@ -1,0 +1,90 @@
+// Execution plans: the segments, buffers and output layouts of one fusion for one set of input
+// layouts. A plan is pure data; the executor (runtime/executor.h) carries it out.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_spec.h"
+#include "ir/ir.h"
+#include "layout/layout.h"
+
+namespace vf {
+
+enum class SegmentKind {
+  Alias,   // view ops evaluated on the host as layout arithmetic: no kernel, no allocation
+  Kernel,  // one generated kernel: compute with the view ops between computations as index math
+  Host,    // computed by the reference executor (ops no backend generates yet, e.g. reductions)
+};
+const char* segment_kind_name(SegmentKind kind);  // "alias", "kernel", "host"
+
+// What became of one view op.
+enum class ViewDecision {
+  Alias,  // its result is returned as a view of an existing buffer
+  Index,  // it is index arithmetic inside a kernel; its result is never written to memory
+  Copy,   // its result is written to a new buffer
+};
+const char* view_decision_name(ViewDecision d);  // "alias", "index", "copy"
+
+struct ViewOpPlan {
+  const Node* node = nullptr;
+  ViewDecision decision = ViewDecision::Index;
+  std::string reason;
+};
+
+// Where a tensor value lives at run time: in the storage of `storage` (a fusion input or a value
+// written to a buffer) with `layout`. Values that are never materialised have storage == null.
+struct Placement {
+  const Value* storage = nullptr;
+  Layout layout;
+};
+
+struct Segment {
+  SegmentKind kind = SegmentKind::Alias;
+  std::vector<const Node*> nodes;  // the original nodes it evaluates, in program order
+  // Alias segments: the values they materialise as views (placements in Plan::placement).
+  std::vector<const Value*> views;
+  // Kernel and host segments: the segment as a fusion of its own, and how it maps to the original.
+  std::shared_ptr<const Fusion> fusion;
+  std::vector<const Value*> inputs;   // original values for fusion->inputs(), in order
+  std::vector<const Value*> outputs;  // original values for fusion->outputs(): buffers it writes
+  KernelSpec spec;                    // fusion plus the layouts of its inputs and outputs
+  int64_t bytes_read = 0;     // each element of each input buffer read once
+  int64_t bytes_written = 0;  // the buffers it writes
+};
+
+// One allocation.
+struct BufferPlan {
+  const Value* value = nullptr;  // the value written into it
+  int64_t bytes = 0;
+  int producer = 0;   // index of the segment that writes it
+  int last_use = 0;   // index of the last segment that reads it; segments.size() if it outlives
+                      // the execution (an output, or the storage of one)
+};
+
+struct OutputPlan {
+  const Value* value = nullptr;
+  const Value* alias_of = nullptr;  // the input or output whose storage it shares; null if its own
+  Layout layout;
+};
+
+struct PlanOptions {
+  bool bookend = false;              // peel leading and trailing view chains (passes/bookend.h)
+  bool reductions_in_kernels = false;  // whether the backend generates reduction kernels
+};
+
+struct Plan {
+  bool bookend = false;
+  std::vector<Segment> segments;
+  std::vector<BufferPlan> buffers;
+  std::vector<OutputPlan> outputs;
+  std::vector<ViewOpPlan> view_ops;  // one per view op of the fusion, in program order
+  std::vector<Placement> placement;  // indexed by Value::id
+  int64_t allocated_bytes = 0;
+  int64_t peak_bytes = 0;
+
+  int kernel_count() const;  // launches of one execution
+};
+
+}  // namespace vf

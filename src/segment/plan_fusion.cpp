@@ -1,0 +1,283 @@
+// The planning pipeline, in order:
+//
+//  1. Bookend split (only with PlanOptions::bookend): leading and trailing view ops are set apart.
+//     It runs first because it decides which ops the fused part holds at all.
+//  2. Leading eager ops: each becomes a view or a copy of its input, as eager PyTorch would do.
+//  3. Alias analysis over the whole fusion, seeded with every value whose storage is now known.
+//     Outputs of the fused part that are views of known storage become alias segments.
+//  4. Output layouts: the values the kernel must produce are grouped into buffers, so that values
+//     related by view ops share one buffer (segment/output_layouts.h). This must precede kernel
+//     extraction, which writes only the chosen buffers.
+//  5. Kernel extraction: the nodes the written buffers need, with every view op between them
+//     kept inside as index math. Segments holding reductions run on the host until reduction
+//     kernels exist (PlanOptions::reductions_in_kernels).
+//  6. Trailing eager ops, like step 2, on the fused part's results.
+//  7. Memory plan: buffer lifetimes, bytes allocated and the peak (segment/memory_plan.h). Last,
+//     because it reads every segment.
+#include "segment/plan_fusion.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "analysis/alias_analysis.h"
+#include "base/error.h"
+#include "layout/view_algebra.h"
+#include "passes/bookend.h"
+#include "segment/extract_segment.h"
+#include "segment/memory_plan.h"
+#include "segment/output_layouts.h"
+
+namespace vf {
+namespace {
+
+bool is_empty_value(const Value* v) { return v->is_tensor && v->numel() == 0; }
+
+// Each element of the buffer read once: the product of the sizes of the dims that advance.
+int64_t distinct_bytes(const Value* v, const Layout& l) {
+  int64_t n = 1;
+  for (int64_t i = 0; i < l.rank(); ++i)
+    if (l.strides[i] != 0) n *= l.sizes[i];
+  return l.numel() == 0 ? 0 : n * dtype_size(v->dtype);
+}
+
+class Planner {
+ public:
+  Planner(const Fusion& fusion, const std::vector<Layout>& input_layouts, const PlanOptions& options)
+      : fusion_(fusion), options_(options) {
+    VF_INTERNAL_CHECK(input_layouts.size() == fusion.inputs().size(), "got ", input_layouts.size(),
+                      " layouts for ", fusion.inputs().size(), " inputs");
+    plan_.bookend = options.bookend;
+    plan_.placement.resize(fusion.values().size());
+    for (size_t i = 0; i < fusion.inputs().size(); ++i) {
+      const Value* in = fusion.inputs()[i];
+      if (in->is_tensor) place(in, Placement{in, input_layouts[i]});
+    }
+  }
+
+  Plan run() {
+    const auto& nodes = fusion_.nodes();
+    BookendSplit split = options_.bookend ? find_bookends(fusion_)
+                                          : BookendSplit{std::vector<bool>(nodes.size()), std::vector<bool>(nodes.size())};
+    for (const auto& n : nodes)
+      if (split.leading[n->id]) eager_view(*n);
+    flush_alias_segment();
+    plan_fused(split);
+    for (const auto& n : nodes)
+      if (split.trailing[n->id]) eager_view(*n);
+    flush_alias_segment();
+    plan_outputs();
+    std::sort(plan_.view_ops.begin(), plan_.view_ops.end(),
+              [](const ViewOpPlan& a, const ViewOpPlan& b) { return a.node->id < b.node->id; });
+    plan_memory(plan_);
+    return std::move(plan_);
+  }
+
+ private:
+  void place(const Value* v, Placement p) { plan_.placement[v->id] = std::move(p); }
+  const Placement* placement(const Value* v) const {
+    const Placement& p = plan_.placement[v->id];
+    return p.storage ? &p : nullptr;
+  }
+  void decide(const Node* n, ViewDecision d, std::string reason) {
+    plan_.view_ops.push_back({n, d, std::move(reason)});
+  }
+
+  // Bookend's eager step: a view where the view algebra allows, else a copy kernel.
+  void eager_view(const Node& n) {
+    const Placement* in = placement(n.inputs[0]);
+    VF_INTERNAL_CHECK(in, "bookend op ", n.output()->name, " reads unplaced ", n.inputs[0]->name);
+    ViewResult r = view_layout(n, in->layout);
+    if (r.is_view()) {
+      place(n.output(), Placement{in->storage, std::move(*r.layout)});
+      pending_alias_.nodes.push_back(&n);
+      pending_alias_.views.push_back(n.output());
+      decide(&n, ViewDecision::Alias, "bookend: run eagerly as a view");
+      return;
+    }
+    flush_alias_segment();
+    decide(&n, ViewDecision::Copy, "bookend: run eagerly as a copy, because " + r.copy_reason);
+    add_kernel({&n}, {n.output()}, {{n.output(), Placement{n.output(), Layout::contiguous(n.output()->shape)}}});
+  }
+
+  void flush_alias_segment() {
+    if (pending_alias_.views.empty()) return;
+    pending_alias_.kind = SegmentKind::Alias;
+    plan_.segments.push_back(std::move(pending_alias_));
+    pending_alias_ = Segment{};
+  }
+
+  // Steps 3 to 5 on the nodes no bookend step took.
+  void plan_fused(const BookendSplit& split) {
+    std::vector<bool> in_group(fusion_.nodes().size(), false);
+    for (const auto& n : fusion_.nodes()) in_group[n->id] = !split.leading[n->id] && !split.trailing[n->id];
+    auto group_has = [&](const Node* n) { return n && in_group[n->id]; };
+
+    // The values the fused part must make available: fusion outputs it defines, and inputs of
+    // trailing ops.
+    std::vector<const Value*> needed;
+    auto need = [&](const Value* v) {
+      if (group_has(v->producer) && std::find(needed.begin(), needed.end(), v) == needed.end()) needed.push_back(v);
+    };
+    for (const Value* out : fusion_.outputs()) need(out);
+    for (const auto& n : fusion_.nodes())
+      if (split.trailing[n->id]) need(n->inputs[0]);
+
+    // Step 3: alias analysis seeded with every placed value.
+    std::vector<std::optional<AliasInfo>> known(fusion_.values().size());
+    for (const auto& v : fusion_.values())
+      if (const Placement* p = placement(v.get())) known[v->id] = AliasInfo{p->storage, p->layout};
+    AliasAnalysis aliases = analyze_aliases(fusion_, std::move(known));
+
+    std::vector<const Value*> produced;
+    std::unordered_set<const Node*> alias_nodes;
+    for (const Value* v : needed) {
+      const AliasInfo* a = aliases.find(v);
+      if (!a) {
+        produced.push_back(v);
+        continue;
+      }
+      // The chain of view ops from placed storage to v is evaluated as layout arithmetic.
+      for (const Value* cur = v; !placement(cur); cur = cur->producer->inputs[0]) {
+        const AliasInfo* info = aliases.find(cur);
+        place(cur, Placement{info->source, info->layout});
+        pending_alias_.views.insert(pending_alias_.views.begin(), cur);
+        alias_nodes.insert(cur->producer);
+      }
+    }
+    for (const auto& n : fusion_.nodes())
+      if (alias_nodes.count(n.get())) pending_alias_.nodes.push_back(n.get());
+    flush_alias_segment();
+
+    // Step 4: empty values need no kernel; the others get buffers.
+    std::vector<std::pair<const Value*, Placement>> empties;
+    std::vector<const Value*> to_write;
+    for (const Value* v : produced) {
+      if (is_empty_value(v))
+        empties.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
+      else
+        to_write.push_back(v);
+    }
+    WrittenBuffers written = choose_output_layouts(
+        to_write, group_has, [&](const Value* v) { return placement(v); });
+
+    // Step 5: the nodes the roots need, in program order.
+    std::unordered_set<const Node*> kernel_nodes;
+    std::vector<const Value*> stack(written.roots.begin(), written.roots.end());
+    while (!stack.empty()) {
+      const Value* v = stack.back();
+      stack.pop_back();
+      if (!group_has(v->producer) || placement(v) || !kernel_nodes.insert(v->producer).second) continue;
+      for (const Value* in : v->producer->inputs) stack.push_back(in);
+    }
+    std::vector<const Node*> ordered;
+    for (const auto& n : fusion_.nodes())
+      if (kernel_nodes.count(n.get())) ordered.push_back(n.get());
+
+    std::vector<std::pair<const Value*, Placement>> root_placements, derived;
+    for (auto& [v, p] : written.placements)
+      (p.storage == v ? root_placements : derived).push_back({v, p});
+    if (!ordered.empty()) add_kernel(ordered, written.roots, root_placements);
+    decide_fused_views(ordered, aliases, alias_nodes);
+
+    // Values returned as views of a written buffer, and empty values, come after the kernel.
+    for (auto& [v, p] : derived) {
+      place(v, p);
+      pending_alias_.views.push_back(v);
+    }
+    for (auto& [v, p] : empties) {
+      place(v, p);
+      pending_alias_.views.push_back(v);
+      plan_.buffers.push_back({v, 0, static_cast<int>(plan_.segments.size()), 0});
+    }
+    flush_alias_segment();
+  }
+
+  void decide_fused_views(const std::vector<const Node*>& kernel_nodes, const AliasAnalysis& aliases,
+                          const std::unordered_set<const Node*>& alias_nodes) {
+    const int kernel = static_cast<int>(plan_.segments.size()) - 1;
+    for (const auto& n : fusion_.nodes()) {
+      if (!is_view_op(n->op) || plan_.view_ops.end() != std::find_if(plan_.view_ops.begin(), plan_.view_ops.end(),
+                                                                       [&](const ViewOpPlan& p) { return p.node == n.get(); }))
+        continue;
+      const Value* out = n->output();
+      const bool in_kernel = std::find(kernel_nodes.begin(), kernel_nodes.end(), n.get()) != kernel_nodes.end();
+      if (alias_nodes.count(n.get()) || (!in_kernel && placement(out))) {
+        decide(n.get(), ViewDecision::Alias, "the view algebra gives its layout in the storage of " +
+                                                 placement(out)->storage->name);
+      } else if (in_kernel && placement(out) && placement(out)->storage == out && only_views_above(n.get(), kernel_nodes)) {
+        decide(n.get(), ViewDecision::Copy, aliases.copy_reason[out->id] + "; kernel #" + std::to_string(kernel) +
+                                                " writes it");
+      } else if (in_kernel) {
+        std::string why = "folded into the index math of kernel #" + std::to_string(kernel);
+        if (!aliases.copy_reason[out->id].empty()) why += " (" + aliases.copy_reason[out->id] + ")";
+        decide(n.get(), ViewDecision::Index, why);
+      } else {
+        decide(n.get(), ViewDecision::Index, "unused: no output needs it");
+      }
+    }
+  }
+
+  // Whether every node feeding n inside the kernel is a view op (the kernel only moves data).
+  static bool only_views_above(const Node* n, const std::vector<const Node*>& kernel_nodes) {
+    for (const Value* in : n->inputs) {
+      const Node* p = in->producer;
+      if (!p || std::find(kernel_nodes.begin(), kernel_nodes.end(), p) == kernel_nodes.end()) continue;
+      if (!is_view_op(p->op) || !only_views_above(p, kernel_nodes)) return false;
+    }
+    return true;
+  }
+
+  void add_kernel(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
+                  const std::vector<std::pair<const Value*, Placement>>& root_placements) {
+    Segment seg;
+    const bool has_reduction = std::any_of(nodes.begin(), nodes.end(), [](const Node* n) {
+      return op_category(n->op) == OpCategory::Reduction;
+    });
+    seg.kind = has_reduction && !options_.reductions_in_kernels ? SegmentKind::Host : SegmentKind::Kernel;
+    seg.nodes = nodes;
+    ExtractedSegment ex = extract_segment(nodes, roots);
+    seg.fusion = ex.fusion;
+    seg.inputs = ex.inputs;
+    seg.outputs = roots;
+    seg.spec.fusion = seg.fusion.get();
+    for (const Value* in : seg.inputs) {
+      const Placement* p = in->is_tensor ? placement(in) : nullptr;
+      VF_INTERNAL_CHECK(!in->is_tensor || p, "kernel input ", in->name, " has no placement");
+      seg.spec.input_layouts.push_back(p ? p->layout : Layout{});
+      if (p) seg.bytes_read += distinct_bytes(in, p->layout);
+    }
+    const int index = static_cast<int>(plan_.segments.size());
+    for (const auto& [v, p] : root_placements) {
+      place(v, p);
+      seg.spec.output_layouts.push_back(p.layout);
+      seg.bytes_written += v->nbytes();
+      plan_.buffers.push_back({v, p.layout.storage_extent() * dtype_size(v->dtype), index, index});
+    }
+    plan_.segments.push_back(std::move(seg));
+  }
+
+  void plan_outputs() {
+    for (const Value* out : fusion_.outputs()) {
+      const Placement* p = placement(out);
+      VF_INTERNAL_CHECK(p, "output ", out->name, " was never placed");
+      const Value* alias_of = nullptr;
+      if (p->storage != out && (fusion_.is_input(p->storage) || fusion_.is_output(p->storage))) alias_of = p->storage;
+      for (const OutputPlan& earlier : plan_.outputs)
+        if (earlier.value == out) alias_of = out;  // returned twice: the second shares the first
+      plan_.outputs.push_back({out, alias_of, p->layout});
+    }
+  }
+
+  const Fusion& fusion_;
+  const PlanOptions& options_;
+  Plan plan_;
+  Segment pending_alias_;
+};
+
+}  // namespace
+
+Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts, const PlanOptions& options) {
+  return Planner(fusion, input_layouts, options).run();
+}
+
+}  // namespace vf

@@ -1,0 +1,2 @@
+list(APPEND VF_SOURCES segment/extract_segment.cpp segment/output_layouts.cpp segment/memory_plan.cpp
+     segment/plan_fusion.cpp segment/explain.cpp)

@@ -1,0 +1,20 @@
+// The tool's link to the backends: choosing one per device and moving tensors to and from it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_spec.h"
+#include "reference/reference_executor.h"
+#include "runtime/backend.h"
+#include "runtime/tensor.h"
+
+namespace vf::tool {
+
+std::shared_ptr<Backend> make_backend(Device device);
+std::vector<Arg> upload(const std::vector<HostArg>& args, Device device);
+std::vector<HostTensor> download(const std::vector<Tensor>& tensors);
+std::string kernel_source(const KernelSpec& spec, Target target);
+
+}  // namespace vf::tool
