@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/error.h"
 #include "ir/ir.h"
 
 namespace vf {

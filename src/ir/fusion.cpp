@@ -87,6 +87,10 @@ const std::vector<Value*>& Fusion::add_node(OpKind op, std::vector<Value*> input
   VF_USER_CHECK(output_names.empty() || output_names.size() == types.size(), "prims.", op_name(op),
                 " returns ", types.size(), " value(s), but ", output_names.size(),
                 " name(s) were given");
+  // Check every name before creating any value, so that a failure leaves the fusion unchanged.
+  for (auto name = output_names.begin(); name != output_names.end(); ++name)
+    VF_USER_CHECK(name->empty() || (!find(*name) && std::find(output_names.begin(), name, *name) == name),
+                  "the name '", *name, "' is defined twice");
   auto node = std::make_unique<Node>();
   node->id = static_cast<int>(nodes_.size());
   node->op = op;

@@ -12,6 +12,11 @@ namespace {
 
 std::string list_to_string(const std::vector<int64_t>& v) { return shape_to_string(v); }
 
+// "a float", "an int", "a bool".
+std::string with_article(ScalarKind kind) {
+  return std::string(kind == ScalarKind::Int ? "an " : "a ") + scalar_kind_name(kind);
+}
+
 // "prims.add(t0: f32[2, 3], 1.0)"
 std::string describe_call(OpKind op, const std::vector<Value*>& inputs) {
   std::ostringstream out;
@@ -88,7 +93,7 @@ class Checker {
     ScalarKind allowed = is_floating(ref->dtype) ? ScalarKind::Float
                          : is_bool(ref->dtype)   ? ScalarKind::Bool
                                                  : ScalarKind::Int;
-    check(strongest <= allowed, "a ", scalar_kind_name(strongest), " number cannot combine with ",
+    check(strongest <= allowed, with_article(strongest), " number cannot combine with ",
           dtype_short_name(ref->dtype), " tensors (convert the tensor first)");
     return ref->dtype;
   }
@@ -260,7 +265,7 @@ std::vector<ValueType> infer_movement(const Checker& c, OpKind op, const std::ve
       ScalarKind allowed = is_floating(in.dtype) ? ScalarKind::Float
                            : is_bool(in.dtype)   ? ScalarKind::Bool
                                                  : ScalarKind::Int;
-      c.check(value.scalar_kind <= allowed, "a ", scalar_kind_name(value.scalar_kind),
+      c.check(value.scalar_kind <= allowed, with_article(value.scalar_kind),
               " padding value cannot pad a ", dtype_short_name(in.dtype), " tensor");
       auto& config = std::get<PadAttrs>(attrs).config;
       c.check(static_cast<int64_t>(config.size()) == in.rank(), "padding_config must have one (lo, hi, "

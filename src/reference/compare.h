@@ -23,7 +23,11 @@ struct Comparison {
 // NaN matches NaN, inf matches the same inf; shapes and dtypes must agree (a mismatch otherwise).
 Comparison compare_tensors(const HostTensor& actual, const HostTensor& expected, Tolerance tol);
 
-// A checksum of the values in logical (row-major) order, independent of layout.
+// A checksum of the values in logical (row-major) order, independent of layout: the sum, in
+// double, of the finite values, with each NaN counted as kChecksumNaN and each +-inf as
+// +-kChecksumInf, so that tensors holding non-finite values still have reproducible checksums.
+inline constexpr double kChecksumNaN = 1e6;
+inline constexpr double kChecksumInf = 1e5;
 double tensor_checksum(const HostTensor& t);
 
 }  // namespace vf

@@ -1,1 +1,8 @@
-list(APPEND VF_SOURCES reference/reference_executor.cpp reference/compare.cpp reference/random_inputs.cpp)
+list(APPEND VF_SOURCES
+  reference/reference_executor.cpp
+  reference/elementwise.cpp
+  reference/movement.cpp
+  reference/reduction.cpp
+  reference/erfinv.cpp
+  reference/compare.cpp
+  reference/random_inputs.cpp)

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "reference/reference_executor.h"
+#include "runtime/cuda_memory.h"
 #include "segment/plan_fusion.h"
 
 namespace vf {
@@ -59,11 +60,15 @@ class Allocations {
  public:
   explicit Allocations(Device device) : device_(device) {}
   Tensor allocate(DType dtype, const Layout& layout, int64_t bytes) {
-    VF_INTERNAL_CHECK(device_ == Device::Cpu, "device allocation is not wired yet");
-    auto storage = std::make_shared<Storage>(bytes);
     stats_.allocated_bytes += bytes;
     live_ += bytes;
     stats_.peak_bytes = std::max(stats_.peak_bytes, live_);
+    if (device_ == Device::Cuda) {
+      std::byte* data = static_cast<std::byte*>(cuda_alloc(bytes));
+      std::shared_ptr<void> owner(data, [bytes](void* p) { cuda_free(p, bytes); });
+      return Tensor{dtype, layout, device_, std::move(owner), data, bytes};
+    }
+    auto storage = std::make_shared<Storage>(bytes);
     return Tensor{dtype, layout, device_, storage, storage->data(), bytes};
   }
   void release(int64_t bytes) { live_ -= bytes; }
@@ -75,12 +80,21 @@ class Allocations {
   int64_t live_ = 0;
 };
 
+// A device tensor's whole buffer copied to the host, with the same layout.
+HostTensor download_buffer(const Tensor& t) {
+  if (t.device == Device::Cpu) return as_host_tensor(t);
+  auto storage = std::make_shared<Storage>(t.buffer_bytes);
+  cuda_copy_to_host(storage->data(), t.data, t.buffer_bytes);
+  return HostTensor::view_of(t.dtype, t.layout, std::move(storage));
+}
+
+// Runs a segment through the reference executor, wherever its buffers are.
 void run_on_host(const Segment& seg, std::vector<Tensor>& slots, const std::vector<Tensor>& outs,
                  const std::vector<Arg>& args, const Fusion& fusion) {
   std::vector<HostArg> inputs;
   for (const Value* v : seg.inputs) {
     if (v->is_tensor) {
-      inputs.push_back(as_host_tensor(slots[v->id]));
+      inputs.push_back(download_buffer(slots[v->id]));
       continue;
     }
     auto it = std::find(fusion.inputs().begin(), fusion.inputs().end(), v);
@@ -88,7 +102,15 @@ void run_on_host(const Segment& seg, std::vector<Tensor>& slots, const std::vect
     inputs.push_back(std::get<Scalar>(args[it - fusion.inputs().begin()]));
   }
   std::vector<HostTensor> results = run_reference(*seg.fusion, inputs);
-  for (size_t i = 0; i < results.size(); ++i) copy_elements(results[i], as_host_tensor(outs[i]));
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (outs[i].device == Device::Cpu) {
+      copy_elements(results[i], as_host_tensor(outs[i]));
+      continue;
+    }
+    auto staging = std::make_shared<Storage>(outs[i].buffer_bytes);
+    copy_elements(results[i], HostTensor::view_of(outs[i].dtype, outs[i].layout, staging));
+    cuda_copy_to_device(outs[i].data, staging->data(), outs[i].buffer_bytes);
+  }
 }
 
 }  // namespace
@@ -167,8 +189,6 @@ std::vector<Tensor> CompiledFusion::run(const std::vector<Arg>& args, ExecutionS
       for (size_t k = 0; k < outs.size(); ++k) out_bufs.push_back({outs[k].data, &seg.spec.output_layouts[k]});
       kernel->launch(KernelArgs{in_bufs, scalars, out_bufs, nullptr});
     } else {
-      VF_INTERNAL_CHECK(options_.device == Device::Cpu, "host segments on ", device_name(options_.device),
-                        " are not wired yet");
       run_on_host(seg, slots, outs, args, *fusion_);
     }
     if (seg.kind == SegmentKind::Kernel) ++alloc.stats().kernels_launched;

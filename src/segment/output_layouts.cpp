@@ -114,7 +114,7 @@ WrittenBuffers choose_output_layouts(const std::vector<const Value*>& produced,
     // written on its own below.
     for (auto c = family.rbegin(); c != family.rend(); ++c) {
       std::vector<std::optional<Layout>> layouts(produced.size());
-      layouts[*c] = Layout::contiguous(produced[*c]->shape);
+      layouts[*c] = dominant_layout(produced[*c], in_group, placement_of);
       // Up from c to the family root through inverse views...
       for (size_t cur = *c; parent[cur].from && layouts[cur];) {
         std::optional<Layout> l = layouts[cur];

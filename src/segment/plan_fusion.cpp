@@ -177,7 +177,7 @@ class Planner {
     for (auto& [v, p] : written.placements)
       (p.storage == v ? root_placements : derived).push_back({v, p});
     if (!ordered.empty()) add_kernel(ordered, written.roots, root_placements);
-    decide_fused_views(ordered, aliases, alias_nodes);
+    decide_fused_views(ordered, aliases, alias_nodes, in_group);
 
     // Values returned as views of a written buffer, and empty values, come after the kernel.
     for (auto& [v, p] : derived) {
@@ -192,23 +192,22 @@ class Planner {
     flush_alias_segment();
   }
 
+  // What became of each view op of the fused part (bookend's ops are decided as they run).
   void decide_fused_views(const std::vector<const Node*>& kernel_nodes, const AliasAnalysis& aliases,
-                          const std::unordered_set<const Node*>& alias_nodes) {
+                          const std::unordered_set<const Node*>& alias_nodes, const std::vector<bool>& in_group) {
     const int kernel = static_cast<int>(plan_.segments.size()) - 1;
     for (const auto& n : fusion_.nodes()) {
-      if (!is_view_op(n->op) || plan_.view_ops.end() != std::find_if(plan_.view_ops.begin(), plan_.view_ops.end(),
-                                                                       [&](const ViewOpPlan& p) { return p.node == n.get(); }))
-        continue;
+      if (!is_view_op(n->op) || !in_group[n->id]) continue;
       const Value* out = n->output();
       const bool in_kernel = std::find(kernel_nodes.begin(), kernel_nodes.end(), n.get()) != kernel_nodes.end();
       if (alias_nodes.count(n.get()) || (!in_kernel && placement(out))) {
         decide(n.get(), ViewDecision::Alias, "the view algebra gives its layout in the storage of " +
                                                  placement(out)->storage->name);
       } else if (in_kernel && placement(out) && placement(out)->storage == out && only_views_above(n.get(), kernel_nodes)) {
-        decide(n.get(), ViewDecision::Copy, aliases.copy_reason[out->id] + "; kernel #" + std::to_string(kernel) +
+        decide(n.get(), ViewDecision::Copy, aliases.copy_reason[out->id] + "; segment #" + std::to_string(kernel) +
                                                 " writes it");
       } else if (in_kernel) {
-        std::string why = "folded into the index math of kernel #" + std::to_string(kernel);
+        std::string why = "folded into the index math of segment #" + std::to_string(kernel);
         if (!aliases.copy_reason[out->id].empty()) why += " (" + aliases.copy_reason[out->id] + ")";
         decide(n.get(), ViewDecision::Index, why);
       } else {

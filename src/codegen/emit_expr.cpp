@@ -1,0 +1,302 @@
+// Emitting kernel IR expressions and the argument struct as C++ (shared by the CPU and CUDA emitters).
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "base/error.h"
+#include "codegen/emit_source.h"
+
+namespace vf {
+namespace {
+
+std::string field_name(int k) { return "a.f" + std::to_string(k); }
+
+// The C name suffix of a dtype in vf_to_<name>.
+const char* cast_name(DType dtype) {
+  switch (dtype) {
+    case DType::Bool: return "b8";
+    case DType::UInt8: return "ui8";
+    case DType::Int8: return "i8";
+    case DType::Int16: return "i16";
+    case DType::Int32: return "i32";
+    case DType::Int64: return "i64";
+    case DType::Float16: return "f16";
+    case DType::BFloat16: return "bf16";
+    case DType::Float32: return "f32";
+    case DType::Float64: return "f64";
+  }
+  return "f32";
+}
+
+std::string int_literal(int64_t v) {
+  if (v == INT64_MIN) return "(-0x7fffffffffffffffll - 1)";
+  return "(" + std::to_string(v) + "ll)";
+}
+
+std::string double_literal(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, 8);
+  if (!std::isfinite(v)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "vf_bits_f64(0x%" PRIx64 "ull)", bits);
+    return buf;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return std::string("(") + buf + ")";
+}
+
+std::string scalar_literal(const Scalar& s) {
+  return s.kind == ScalarKind::Float ? double_literal(s.f) : int_literal(s.i);
+}
+
+std::string convert(DType to, const std::string& x) { return std::string("vf_to_") + cast_name(to) + "(" + x + ")"; }
+
+// The rounding a half dtype needs after each op (identity for other dtypes).
+std::string rounded(DType dtype, const std::string& x) {
+  if (dtype == DType::Float16) return "vf_round_f16(" + x + ")";
+  if (dtype == DType::BFloat16) return "vf_round_bf16(" + x + ")";
+  return x;
+}
+
+std::string index_expr(const LoopNest& nest, int id, const std::vector<std::string>& vars) {
+  const IndexExpr& e = nest.indices[id];
+  switch (e.op) {
+    case IndexOp::Var: return vars.at(static_cast<size_t>(e.value));
+    case IndexOp::Const: return std::to_string(e.value);
+    case IndexOp::Param: return field_name(static_cast<int>(e.value));
+    default: return "j" + std::to_string(id);
+  }
+}
+
+std::string index_def(const LoopNest& nest, int id, const std::vector<std::string>& vars) {
+  const IndexExpr& e = nest.indices[id];
+  auto x = [&](int k) { return index_expr(nest, k, vars); };
+  switch (e.op) {
+    case IndexOp::Var: case IndexOp::Const: case IndexOp::Param: return "";
+    case IndexOp::Add: return x(e.a) + " + " + x(e.b);
+    case IndexOp::Sub: return x(e.a) + " - " + x(e.b);
+    case IndexOp::Mul: return x(e.a) + " * " + x(e.b);
+    case IndexOp::Div: return x(e.a) + " / " + x(e.b);
+    case IndexOp::Mod: return x(e.a) + " % " + x(e.b);
+    case IndexOp::Min: return x(e.a) + " < " + x(e.b) + " ? " + x(e.a) + " : " + x(e.b);
+    case IndexOp::Lt: return x(e.a) + " < " + x(e.b);
+    case IndexOp::Ge: return x(e.a) + " >= " + x(e.b);
+    case IndexOp::Eq: return x(e.a) + " == " + x(e.b);
+    case IndexOp::And: return x(e.a) + " && " + x(e.b);
+    case IndexOp::Select: return x(e.a) + " ? " + x(e.b) + " : " + x(e.c);
+  }
+  return "";
+}
+
+const char* fn_name(OpKind op) {
+  switch (op) {
+    case OpKind::Abs: return "vf_abs";
+    case OpKind::Neg: return "vf_neg";
+    case OpKind::Exp: return "vf_exp";
+    case OpKind::Exp2: return "vf_exp2";
+    case OpKind::Expm1: return "vf_expm1";
+    case OpKind::Log: return "vf_log";
+    case OpKind::Log1p: return "vf_log1p";
+    case OpKind::Log2: return "vf_log2";
+    case OpKind::Log10: return "vf_log10";
+    case OpKind::Sqrt: return "vf_sqrt";
+    case OpKind::Rsqrt: return "vf_rsqrt";
+    case OpKind::Reciprocal: return "vf_reciprocal";
+    case OpKind::Sin: return "vf_sin";
+    case OpKind::Cos: return "vf_cos";
+    case OpKind::Tan: return "vf_tan";
+    case OpKind::Tanh: return "vf_tanh";
+    case OpKind::Sinh: return "vf_sinh";
+    case OpKind::Cosh: return "vf_cosh";
+    case OpKind::Asin: return "vf_asin";
+    case OpKind::Acos: return "vf_acos";
+    case OpKind::Atan: return "vf_atan";
+    case OpKind::Erf: return "vf_erf";
+    case OpKind::Erfc: return "vf_erfc";
+    case OpKind::Erfinv: return "vf_erfinv";
+    case OpKind::Sign: return "vf_sign";
+    case OpKind::Floor: return "vf_floor";
+    case OpKind::Ceil: return "vf_ceil";
+    case OpKind::Round: return "vf_round";
+    case OpKind::Trunc: return "vf_trunc";
+    case OpKind::IsFinite: return "vf_isfinite";
+    case OpKind::BitwiseNot: return "vf_bitwise_not";
+    case OpKind::Signbit: return "vf_signbit";
+    case OpKind::Add: return "vf_add";
+    case OpKind::Sub: return "vf_sub";
+    case OpKind::Mul: return "vf_mul";
+    case OpKind::Div: return "vf_div";
+    case OpKind::Pow: return "vf_pow";
+    case OpKind::Maximum: return "vf_maximum";
+    case OpKind::Minimum: return "vf_minimum";
+    case OpKind::Fmod: return "vf_fmod";
+    case OpKind::Remainder: return "vf_remainder";
+    case OpKind::Atan2: return "vf_atan2";
+    case OpKind::Lerp: return "vf_lerp";
+    default: return nullptr;
+  }
+}
+
+std::string apply_expr(const ValueExpr& e, const std::vector<std::string>& x) {
+  const char* ct = compute_type(e.dtype);
+  switch (e.fn) {
+    case OpKind::Eq: return "(" + x[0] + " == " + x[1] + ")";
+    case OpKind::Ne: return "(" + x[0] + " != " + x[1] + ")";
+    case OpKind::Lt: return "(" + x[0] + " < " + x[1] + ")";
+    case OpKind::Le: return "(" + x[0] + " <= " + x[1] + ")";
+    case OpKind::Gt: return "(" + x[0] + " > " + x[1] + ")";
+    case OpKind::Ge: return "(" + x[0] + " >= " + x[1] + ")";
+    case OpKind::BitwiseAnd: return std::string("(") + ct + ")(" + x[0] + " & " + x[1] + ")";
+    case OpKind::BitwiseOr: return std::string("(") + ct + ")(" + x[0] + " | " + x[1] + ")";
+    case OpKind::BitwiseXor: return std::string("(") + ct + ")(" + x[0] + " ^ " + x[1] + ")";
+    case OpKind::Where: return "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")";
+    default: break;
+  }
+  const char* fn = fn_name(e.fn);
+  VF_INTERNAL_CHECK(fn != nullptr, "no emitted function for prims.", op_name(e.fn));
+  std::string call = std::string(fn) + "(";
+  for (size_t i = 0; i < x.size(); ++i) call += (i ? ", " : "") + x[i];
+  call += ")";
+  // Ops that give bool (isfinite, signbit) need no rounding; others round half results.
+  return e.dtype == e.operand_dtype ? rounded(e.dtype, call) : call;
+}
+
+std::string load_expr(DType dtype, const std::string& ptr, const std::string& index) {
+  const std::string elem = std::string("((const ") + memory_type(dtype) + "*)" + ptr + ")[" + index + "]";
+  switch (dtype) {
+    case DType::Bool: return "(" + elem + " != 0)";
+    case DType::Float16: return "vf_f16_bits_to_f32(" + elem + ")";
+    case DType::BFloat16: return "vf_bf16_bits_to_f32(" + elem + ")";
+    default: return elem;
+  }
+}
+
+std::string store_value(DType dtype, const std::string& v) {
+  switch (dtype) {
+    case DType::Bool: return "(vf_u8)" + v;
+    case DType::Float16: return "vf_f32_to_f16_bits(" + v + ")";
+    case DType::BFloat16: return "vf_f32_to_bf16_bits(" + v + ")";
+    default: return v;
+  }
+}
+
+}  // namespace
+
+const char* compute_type(DType dtype) {
+  switch (dtype) {
+    case DType::Bool: return "bool";
+    case DType::UInt8: return "vf_u8";
+    case DType::Int8: return "vf_i8";
+    case DType::Int16: return "vf_i16";
+    case DType::Int32: return "vf_i32";
+    case DType::Int64: return "vf_i64";
+    case DType::Float16: return "float";
+    case DType::BFloat16: return "float";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+  }
+  return "float";
+}
+
+const char* memory_type(DType dtype) {
+  switch (dtype) {
+    case DType::Bool: return "vf_u8";
+    case DType::Float16: return "vf_u16";
+    case DType::BFloat16: return "vf_u16";
+    case DType::UInt8: case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
+    case DType::Float32: case DType::Float64:
+      return compute_type(dtype);
+  }
+  return "float";
+}
+
+void emit_args_struct(const KernelAbi& abi, std::string& out) {
+  std::vector<size_t> order(abi.fields.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return abi.fields[x].offset < abi.fields[y].offset; });
+  out += "struct VfArgs {\n";
+  if (order.empty()) out += "  vf_i64 unused;\n";
+  for (size_t k : order) {
+    const char* type = "vf_i64";
+    switch (abi.fields[k].type) {
+      case AbiFieldType::Ptr: type = "void*"; break;
+      case AbiFieldType::I64: type = "vf_i64"; break;
+      case AbiFieldType::I32: type = "vf_i32"; break;
+      case AbiFieldType::F64: type = "double"; break;
+    }
+    out += std::string("  ") + type + " f" + std::to_string(k) + ";\n";
+  }
+  out += "};\n";
+  out += "static_assert(sizeof(VfArgs) == " + std::to_string(abi.size) + ", \"VfArgs size\");\n";
+  for (size_t k : order)
+    out += "VF_CHECK_OFFSET(VfArgs, f" + std::to_string(k) + ", " + std::to_string(abi.fields[k].offset) + ")\n";
+}
+
+void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, const char* index_type,
+                    const std::string& indent, std::string& out) {
+  // Mark what the stores need.
+  std::vector<char> need_index(nest.indices.size(), 0), need_value(nest.values.size(), 0);
+  auto mark_index = [&](auto& self, int id) -> void {
+    if (id < 0 || need_index[id]) return;
+    need_index[id] = 1;
+    const IndexExpr& e = nest.indices[id];
+    if (e.op == IndexOp::Var || e.op == IndexOp::Const || e.op == IndexOp::Param) return;
+    self(self, e.a);
+    self(self, e.b);
+    self(self, e.c);
+  };
+  std::vector<int> stack;
+  for (const StoreStmt& s : nest.stores) {
+    mark_index(mark_index, s.index);
+    stack.push_back(s.value);
+  }
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    if (need_value[id]) continue;
+    need_value[id] = 1;
+    const ValueExpr& e = nest.values[id];
+    mark_index(mark_index, e.index);
+    mark_index(mark_index, e.pred);
+    for (int a : e.args) stack.push_back(a);
+  }
+  for (size_t id = 0; id < nest.indices.size(); ++id) {
+    if (!need_index[id]) continue;
+    const std::string def = index_def(nest, static_cast<int>(id), vars);
+    if (def.empty()) continue;
+    out += indent + "const " + index_type + " j" + std::to_string(id) + " = " + def + ";\n";
+  }
+  auto ix = [&](int id) { return index_expr(nest, id, vars); };
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    if (!need_value[id]) continue;
+    const ValueExpr& e = nest.values[id];
+    std::vector<std::string> x;
+    for (int a : e.args) x.push_back("v" + std::to_string(a));
+    std::string def;
+    switch (e.op) {
+      case ValueOp::Load: {
+        def = load_expr(e.dtype, field_name(e.param), ix(e.index));
+        if (e.pred >= 0) def = "(" + ix(e.pred) + " ? " + def + " : (" + compute_type(e.dtype) + ")0)";
+        break;
+      }
+      case ValueOp::Scalar: def = convert(e.dtype, field_name(e.param)); break;
+      case ValueOp::Constant: def = convert(e.dtype, scalar_literal(e.constant)); break;
+      case ValueOp::Iota:
+        def = convert(e.dtype, "(" + field_name(e.param) + " + (vf_i64)" + ix(e.index) + " * " + field_name(e.param2) + ")");
+        break;
+      case ValueOp::Apply: def = apply_expr(e, x); break;
+      case ValueOp::Cast: def = convert(e.dtype, x[0]); break;
+      case ValueOp::Select: def = "(" + ix(e.pred) + " ? " + x[0] + " : " + x[1] + ")"; break;
+    }
+    out += indent + "const " + compute_type(e.dtype) + " v" + std::to_string(id) + " = " + def + ";\n";
+  }
+  for (const StoreStmt& s : nest.stores) {
+    out += indent + "((" + memory_type(s.dtype) + "*)" + field_name(s.param) + ")[" + ix(s.index) +
+           "] = " + store_value(s.dtype, "v" + std::to_string(s.value)) + ";\n";
+  }
+}
+
+}  // namespace vf

@@ -1,0 +1,152 @@
+// generate_kernel (lower, choose the index width, emit) and pack_launch (fill the argument block).
+#include "codegen/generate_kernel.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/error.h"
+#include "codegen/emit_source.h"
+#include "codegen/lower_kernel.h"
+#include "layout/view_algebra.h"
+
+namespace vf {
+namespace {
+
+constexpr int64_t kIndex32Limit = int64_t{1} << 31;
+
+bool fits32(const Layout& l) {
+  if (l.storage_extent() >= kIndex32Limit || l.numel() >= kIndex32Limit) return false;
+  for (int64_t s : l.strides)
+    if (s < 0 || s >= kIndex32Limit) return false;
+  return l.offset >= 0 && l.offset < kIndex32Limit;
+}
+
+// Whether 32-bit index math is enough for every buffer, view and index constant of the spec.
+bool index32_ok(const KernelSpec& spec, const KernelAbi& abi) {
+  for (size_t i = 0; i < spec.input_layouts.size(); ++i)
+    if (spec.fusion->inputs()[i]->is_tensor && !fits32(spec.input_layouts[i])) return false;
+  for (const Layout& l : spec.output_layouts)
+    if (!fits32(l)) return false;
+  for (const AbiView& v : abi.views)
+    if (!fits32(v.spec_view_layout)) return false;
+  for (const AbiField& f : abi.fields)
+    if (f.kind == AbiFieldKind::Constant && f.b < 1000 && (f.value >= kIndex32Limit || f.value <= -kIndex32Limit))
+      return false;
+  return true;
+}
+
+// A baked stride class holds when the dim has at most one element or the stride matches it.
+void check_classes(const std::vector<uint8_t>& classes, const Layout& l, const char* what, int index) {
+  VF_INTERNAL_CHECK(classes.empty() || classes.size() == l.sizes.size(), "pack_launch: ", what, " ", index,
+                    " has rank ", l.rank(), ", the kernel was generated for rank ", classes.size());
+  for (size_t d = 0; d < classes.size(); ++d) {
+    const auto c = static_cast<StrideClass>(classes[d]);
+    if (c == StrideClass::Any || l.sizes[d] <= 1) continue;
+    VF_INTERNAL_CHECK(stride_class(l.strides[d]) == c, "pack_launch: ", what, " ", index, " layout ",
+                      l.to_string(), " does not have the layout class the kernel was generated for");
+  }
+}
+
+Layout compose_view(const AbiView& v, const Layout& input) {
+  Layout l = input;
+  for (const Node& step : v.steps) {
+    ViewResult r = view_layout(step, l);
+    VF_INTERNAL_CHECK(r.is_view(), "pack_launch: a view the kernel loads through needs a copy for input layout ",
+                      input.to_string(), ": ", r.copy_reason);
+    l = std::move(*r.layout);
+  }
+  return l;
+}
+
+}  // namespace
+
+GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
+  KernelIR ir = lower_kernel(spec);
+  const bool index32 = target == Target::Cuda && index32_ok(spec, ir.abi);
+  finalize_abi(ir.abi, index32);
+  GeneratedKernel k;
+  k.target = target;
+  k.entry = "vf_kernel";
+  k.source = target == Target::Cpu ? emit_cpp(ir, k.entry) : emit_cuda(ir, k.entry);
+  k.abi = std::move(ir.abi);
+  return k;
+}
+
+void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_count, LaunchBlock& block) {
+  const KernelAbi& abi = kernel.abi;
+  VF_INTERNAL_CHECK(args.inputs.size() == abi.input_classes.size() && args.outputs.size() == abi.output_classes.size(),
+                    "pack_launch: ", args.inputs.size(), " inputs and ", args.outputs.size(),
+                    " outputs for a kernel of ", abi.input_classes.size(), " and ", abi.output_classes.size());
+  for (size_t i = 0; i < args.inputs.size(); ++i)
+    if (args.inputs[i].layout) check_classes(abi.input_classes[i], *args.inputs[i].layout, "input", static_cast<int>(i));
+  for (size_t o = 0; o < args.outputs.size(); ++o) {
+    VF_INTERNAL_CHECK(args.outputs[o].layout != nullptr, "pack_launch: output ", o, " has no layout");
+    check_classes(abi.output_classes[o], *args.outputs[o].layout, "output", static_cast<int>(o));
+  }
+  // Composed view layouts: the spec's when the input layout is the spec's, recomputed otherwise.
+  std::vector<Layout> recomputed;
+  auto view_of = [&](int v) -> const Layout& {
+    const AbiView& view = abi.views[v];
+    const Layout& in = *args.inputs[view.input].layout;
+    if (in == view.spec_input_layout) return view.spec_view_layout;
+    if (recomputed.empty()) recomputed.resize(abi.views.size());
+    if (recomputed[v].sizes.empty() && recomputed[v].strides.empty()) {
+      recomputed[v] = compose_view(view, in);
+      check_classes(abi.view_classes[v], recomputed[v], "view", v);
+    }
+    return recomputed[v];
+  };
+  block.args.resize(abi.size);
+  std::byte* base = block.args.data();
+  for (const AbiField& f : abi.fields) {
+    int64_t i64 = 0;
+    double f64 = 0;
+    void* ptr = nullptr;
+    switch (f.kind) {
+      case AbiFieldKind::InputData: ptr = args.inputs[f.a].data; break;
+      case AbiFieldKind::OutputData: ptr = args.outputs[f.a].data; break;
+      case AbiFieldKind::InputSize: i64 = args.inputs[f.a].layout->sizes[f.b]; break;
+      case AbiFieldKind::InputStride: i64 = args.inputs[f.a].layout->strides[f.b]; break;
+      case AbiFieldKind::InputOffset: i64 = args.inputs[f.a].layout->offset; break;
+      case AbiFieldKind::OutputSize: i64 = args.outputs[f.a].layout->sizes[f.b]; break;
+      case AbiFieldKind::OutputStride: i64 = args.outputs[f.a].layout->strides[f.b]; break;
+      case AbiFieldKind::OutputOffset: i64 = args.outputs[f.a].layout->offset; break;
+      case AbiFieldKind::ViewStride: i64 = view_of(f.a).strides[f.b]; break;
+      case AbiFieldKind::ViewOffset: i64 = view_of(f.a).offset; break;
+      case AbiFieldKind::Constant: i64 = f.value; break;
+      case AbiFieldKind::ScalarF64: f64 = args.scalars[f.a].as_double(); break;
+      case AbiFieldKind::ScalarI64: {
+        const Scalar& s = args.scalars[f.a];
+        i64 = s.kind == ScalarKind::Float ? static_cast<int64_t>(s.f) : s.i;
+        break;
+      }
+    }
+    std::byte* at = base + f.offset;
+    switch (f.type) {
+      case AbiFieldType::Ptr: std::memcpy(at, &ptr, sizeof ptr); break;
+      case AbiFieldType::I64: std::memcpy(at, &i64, 8); break;
+      case AbiFieldType::F64: std::memcpy(at, &f64, 8); break;
+      case AbiFieldType::I32: {
+        VF_INTERNAL_CHECK(i64 >= -kIndex32Limit && i64 < kIndex32Limit, "pack_launch: value ", i64,
+                          " does not fit the kernel's 32-bit index math");
+        const auto i32 = static_cast<int32_t>(i64);
+        std::memcpy(at, &i32, 4);
+        break;
+      }
+    }
+  }
+  int64_t total = 0, largest = 0;
+  for (const AbiNest& n : abi.nests) {
+    const int64_t numel = args.outputs[n.output].layout->numel();
+    total += numel;
+    largest = std::max(largest, numel);
+  }
+  block.cpu_extent = total;
+  block.block = static_cast<uint32_t>(abi.block_size);
+  const int64_t max_blocks = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * 8;
+  const int64_t wanted = (largest + abi.block_size - 1) / abi.block_size;
+  block.grid = static_cast<uint32_t>(std::clamp<int64_t>(wanted, 1, max_blocks));
+  block.shared_bytes = 0;
+}
+
+}  // namespace vf

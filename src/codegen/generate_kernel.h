@@ -1,0 +1,41 @@
+// Code generation: a KernelSpec to the source of one kernel for a target, and its launch arguments.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_abi.h"
+#include "codegen/kernel_spec.h"
+
+namespace vf {
+
+// One self-contained translation unit. Sizes and strides are run-time arguments, so two specs
+// that differ only in sizes (same structure, dtypes and layout class) give the same source: the
+// source is the cache key.
+//   CPU:  extern "C" void ENTRY(const void* args, int64_t begin, int64_t end);
+//         covers the work items [begin, end) of [0, LaunchBlock::cpu_extent).
+//   CUDA: extern "C" __global__ void ENTRY(ARGS args); ARGS is LaunchBlock::args, by value.
+struct GeneratedKernel {
+  Target target = Target::Cpu;
+  std::string entry;
+  std::string source;
+  KernelAbi abi;  // how a launch's arguments are laid out (codegen/kernel_abi.h)
+};
+
+GeneratedKernel generate_kernel(const KernelSpec& spec, Target target);
+
+// The argument block and launch shape of one launch.
+struct LaunchBlock {
+  std::vector<std::byte> args;
+  int64_t cpu_extent = 0;
+  uint32_t grid = 1, block = 1, shared_bytes = 0;  // CUDA, 1-D
+};
+
+// Fills `block` for a launch of `kernel` on `args`, whose layouts must have the layout class the
+// kernel was generated for. Reuses block's capacity: no allocation once warm. `sm_count` sizes
+// the CUDA grid.
+void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_count, LaunchBlock& block);
+
+}  // namespace vf

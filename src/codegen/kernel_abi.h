@@ -1,0 +1,72 @@
+// The argument block of a generated kernel: which fields it has, their C types and byte offsets.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/ir.h"
+#include "layout/layout.h"
+
+namespace vf {
+
+// What one field of the argument block holds. `a` and `b` say which buffer/dim/view/input.
+enum class AbiFieldKind : uint8_t {
+  InputData,     // a = fusion input: the buffer's address
+  OutputData,    // a = fusion output: the buffer's address
+  InputSize,     // a = input, b = dim: layout size
+  InputStride,   // a = input, b = dim: layout stride (elements)
+  InputOffset,   // a = input: layout offset (elements)
+  OutputSize,    // a = output, b = dim
+  OutputStride,  // a = output, b = dim
+  OutputOffset,  // a = output
+  ViewStride,    // a = view (KernelAbi::views), b = dim: stride of the view's composed layout
+  ViewOffset,    // a = view: offset of the view's composed layout
+  Constant,      // `value`: a number of this spec (a reshape size, a slice start, ...); a = node id, b = slot
+  ScalarF64,     // a = fusion input: a scalar input passed as double
+  ScalarI64,     // a = fusion input: a scalar input passed as int64 (bool as 0/1)
+};
+
+// C type of a field: Ptr = void*, I64 = int64_t, I32 = int32_t, F64 = double.
+enum class AbiFieldType : uint8_t { Ptr, I64, I32, F64 };
+
+struct AbiField {
+  AbiFieldKind kind = AbiFieldKind::Constant;
+  AbiFieldType type = AbiFieldType::I64;
+  int32_t a = 0, b = 0;
+  int64_t value = 0;    // Constant only
+  uint32_t offset = 0;  // byte offset in the block (natural alignment, C struct rules)
+};
+
+// A chain of view ops from an input buffer that is a pure view (layout/view_algebra.h): the kernel
+// loads through the composed layout, whose strides and offset pack_launch derives from the input's
+// layout at launch. `steps` hold each view op's kind and attributes (no inputs or outputs).
+struct AbiView {
+  int32_t input = 0;
+  std::vector<Node> steps;
+  Layout spec_input_layout;  // the input layout the kernel was generated for ...
+  Layout spec_view_layout;   // ... and the composed layout it gives (reused when the input matches)
+};
+
+// A loop nest's iteration space is the shape of fusion output `output`.
+struct AbiNest {
+  int32_t output = 0;
+};
+
+// The argument block: `fields` in declaration order of the source's struct `VfArgs`, whose
+// member k is named `f<k>`. Fields are ordered by decreasing alignment, so offsets are packed.
+struct KernelAbi {
+  std::vector<AbiField> fields;
+  std::vector<AbiView> views;
+  std::vector<AbiNest> nests;
+  uint32_t size = 0;   // sizeof(VfArgs), a multiple of `align`
+  uint32_t align = 8;  // alignof(VfArgs)
+  // The stride class each buffer dim was generated for (see kernel_ir.h StrideClass), checked
+  // at launch: input_classes[i][d], output_classes[o][d], view_classes[v][d].
+  std::vector<std::vector<uint8_t>> input_classes, output_classes, view_classes;
+  bool index32 = false;  // CUDA: index math in 32 bits (every extent and storage span < 2^31)
+  int32_t block_size = 256;  // CUDA threads per block
+};
+
+int64_t abi_field_size(AbiFieldType type);
+
+}  // namespace vf

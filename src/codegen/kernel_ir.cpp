@@ -1,0 +1,146 @@
+// Hash-consing of kernel IR expressions and the layout of the argument block.
+#include "codegen/kernel_ir.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "base/error.h"
+
+namespace vf {
+namespace {
+
+size_t mix(size_t h, uint64_t v) { return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
+
+}  // namespace
+
+StrideClass stride_class(int64_t stride) {
+  return stride == 0 ? StrideClass::Zero : stride == 1 ? StrideClass::One : StrideClass::Any;
+}
+
+size_t LoopNest::Hash::operator()(const IndexExpr& e) const {
+  size_t h = static_cast<size_t>(e.op);
+  h = mix(h, static_cast<uint64_t>(e.value));
+  h = mix(h, static_cast<uint64_t>(e.a));
+  h = mix(h, static_cast<uint64_t>(e.b));
+  return mix(h, static_cast<uint64_t>(e.c));
+}
+
+size_t LoopNest::Hash::operator()(const ValueExpr& e) const {
+  size_t h = static_cast<size_t>(e.op);
+  h = mix(h, static_cast<uint64_t>(e.dtype) * 131 + static_cast<uint64_t>(e.operand_dtype));
+  h = mix(h, static_cast<uint64_t>(e.fn));
+  h = mix(h, static_cast<uint64_t>(e.param));
+  h = mix(h, static_cast<uint64_t>(e.param2));
+  h = mix(h, static_cast<uint64_t>(e.index));
+  h = mix(h, static_cast<uint64_t>(e.pred));
+  h = mix(h, static_cast<uint64_t>(e.constant.i));
+  for (int a : e.args) h = mix(h, static_cast<uint64_t>(a));
+  return h;
+}
+
+int LoopNest::index(const IndexExpr& e) {
+  auto is_const = [&](int id, int64_t v) {
+    return id >= 0 && indices[id].op == IndexOp::Const && indices[id].value == v;
+  };
+  switch (e.op) {
+    case IndexOp::Add:
+      if (is_const(e.a, 0)) return e.b;
+      if (is_const(e.b, 0)) return e.a;
+      break;
+    case IndexOp::Sub:
+      if (is_const(e.b, 0)) return e.a;
+      break;
+    case IndexOp::Mul:
+      if (is_const(e.a, 1)) return e.b;
+      if (is_const(e.b, 1)) return e.a;
+      if (is_const(e.a, 0) || is_const(e.b, 0)) return constant(0);
+      break;
+    case IndexOp::And:
+      if (is_const(e.a, 1)) return e.b;
+      if (is_const(e.b, 1)) return e.a;
+      break;
+    default:
+      break;
+  }
+  auto it = index_ids_.find(e);
+  if (it != index_ids_.end()) return it->second;
+  const int id = static_cast<int>(indices.size());
+  indices.push_back(e);
+  index_ids_.emplace(e, id);
+  return id;
+}
+
+int LoopNest::value(const ValueExpr& e) {
+  auto it = value_ids_.find(e);
+  if (it != value_ids_.end()) return it->second;
+  const int id = static_cast<int>(values.size());
+  values.push_back(e);
+  value_ids_.emplace(e, id);
+  return id;
+}
+
+int KernelIR::field(AbiFieldKind kind, int32_t a, int32_t b, int64_t value) {
+  for (size_t i = 0; i < abi.fields.size(); ++i) {
+    const AbiField& f = abi.fields[i];
+    if (f.kind == kind && f.a == a && f.b == b) return static_cast<int>(i);
+  }
+  AbiField f;
+  f.kind = kind;
+  f.a = a;
+  f.b = b;
+  f.value = value;
+  abi.fields.push_back(f);
+  return static_cast<int>(abi.fields.size()) - 1;
+}
+
+int64_t abi_field_size(AbiFieldType type) {
+  switch (type) {
+    case AbiFieldType::Ptr: return 8;
+    case AbiFieldType::I64: return 8;
+    case AbiFieldType::I32: return 4;
+    case AbiFieldType::F64: return 8;
+  }
+  return 8;
+}
+
+void finalize_abi(KernelAbi& abi, bool index32) {
+  abi.index32 = index32;
+  for (AbiField& f : abi.fields) {
+    switch (f.kind) {
+      case AbiFieldKind::InputData:
+      case AbiFieldKind::OutputData:
+        f.type = AbiFieldType::Ptr;
+        break;
+      case AbiFieldKind::ScalarF64:
+        f.type = AbiFieldType::F64;
+        break;
+      case AbiFieldKind::ScalarI64:
+        f.type = AbiFieldType::I64;
+        break;
+      case AbiFieldKind::Constant:
+        // b >= 1000 marks a constant used in int64 value math (iota), never narrowed.
+        f.type = index32 && f.b < 1000 ? AbiFieldType::I32 : AbiFieldType::I64;
+        break;
+      case AbiFieldKind::InputSize: case AbiFieldKind::InputStride: case AbiFieldKind::InputOffset:
+      case AbiFieldKind::OutputSize: case AbiFieldKind::OutputStride: case AbiFieldKind::OutputOffset:
+      case AbiFieldKind::ViewStride: case AbiFieldKind::ViewOffset:
+        f.type = index32 ? AbiFieldType::I32 : AbiFieldType::I64;
+        break;
+    }
+  }
+  // Place 8-byte fields first, then 4-byte ones, each group in field order.
+  std::vector<size_t> order(abi.fields.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return abi_field_size(abi.fields[x].type) > abi_field_size(abi.fields[y].type);
+  });
+  uint32_t offset = 0;
+  for (size_t k : order) {
+    abi.fields[k].offset = offset;
+    offset += static_cast<uint32_t>(abi_field_size(abi.fields[k].type));
+  }
+  abi.align = 8;
+  abi.size = std::max<uint32_t>(8, (offset + 7) / 8 * 8);
+}
+
+}  // namespace vf

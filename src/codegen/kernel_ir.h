@@ -1,0 +1,103 @@
+// The kernel IR: integer index expressions, value expressions and loop nests with stores.
+//
+// A kernel is a list of loop nests. Each nest iterates over the shape of one group of outputs
+// (its extents are run-time parameters) and, per point, evaluates value expressions and stores
+// some of them into output buffers. Expressions live in per-nest arenas and are hash-consed, so a
+// value used twice is one node, computed once per iteration. Arena order is a topological order.
+//
+// Index expressions are int64 arithmetic (C semantics on in-range values): loop variables,
+// constants, parameters of the argument block, + - * / % min, comparisons and `and`, select.
+// Value expressions carry a dtype and hold its compute type (float for the half types, which are
+// kept rounded to the half type after every op, as eager PyTorch does); loads may be guarded by
+// a predicate, in which case they read nothing and give 0 when it is false.
+//
+// Reductions would add reduced loop dims to a nest after the output dims, with an accumulator
+// value and a combine op whose result is stored after the reduced loops; not implemented yet.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "base/scalar.h"
+#include "codegen/kernel_abi.h"
+#include "ir/ir.h"
+
+namespace vf {
+
+// How a buffer dim's stride is baked into the source: 0 (term dropped), 1 (no multiply), or a
+// run-time parameter.
+enum class StrideClass : uint8_t { Zero = 0, One = 1, Any = 2 };
+StrideClass stride_class(int64_t stride);
+
+enum class IndexOp : uint8_t { Var, Const, Param, Add, Sub, Mul, Div, Mod, Min, Lt, Ge, Eq, And, Select };
+
+struct IndexExpr {
+  IndexOp op = IndexOp::Const;
+  int64_t value = 0;  // Var: loop dim; Const: the value; Param: field id
+  int a = -1, b = -1, c = -1;  // operands (Select: c ? a : b is written select(a=cond, b, c))
+  bool operator==(const IndexExpr&) const = default;
+};
+
+enum class ValueOp : uint8_t {
+  Load,      // param = data field, index = element offset, pred = guard (-1: none)
+  Scalar,    // param = ScalarF64/ScalarI64 field, converted to dtype
+  Constant,  // constant converted to dtype
+  Iota,      // param + index * param2 in int64 (param, param2: Constant fields), converted to dtype
+  Apply,     // fn applied to args (operands of operand_dtype), result in dtype
+  Cast,      // args[0] from operand_dtype to dtype
+  Select,    // pred ? args[0] : args[1]
+};
+
+struct ValueExpr {
+  ValueOp op = ValueOp::Constant;
+  DType dtype = DType::Float32;
+  DType operand_dtype = DType::Float32;
+  OpKind fn = OpKind::Add;
+  int param = -1, param2 = -1, index = -1, pred = -1;
+  Scalar constant;
+  std::vector<int> args;
+  bool operator==(const ValueExpr&) const = default;
+};
+
+struct StoreStmt {
+  int param = -1;  // OutputData field
+  DType dtype = DType::Float32;
+  int index = -1;  // element offset
+  int value = -1;
+};
+
+struct LoopNest {
+  std::vector<int> extents;  // one param (OutputSize field) per loop dim
+  std::vector<IndexExpr> indices;
+  std::vector<ValueExpr> values;
+  std::vector<StoreStmt> stores;
+
+  int index(const IndexExpr& e);  // hash-consed, with folding of + 0, * 1, * 0
+  int value(const ValueExpr& e);  // hash-consed
+  int var(int64_t dim) { return index({IndexOp::Var, dim}); }
+  int constant(int64_t v) { return index({IndexOp::Const, v}); }
+  int param(int field) { return index({IndexOp::Param, field}); }
+  int binary(IndexOp op, int a, int b) { return index({op, 0, a, b}); }
+
+ private:
+  struct Hash {
+    size_t operator()(const IndexExpr& e) const;
+    size_t operator()(const ValueExpr& e) const;
+  };
+  std::unordered_map<IndexExpr, int, Hash> index_ids_;
+  std::unordered_map<ValueExpr, int, Hash> value_ids_;
+};
+
+struct KernelIR {
+  KernelAbi abi;  // fields are the parameters (ids index abi.fields); offsets set by finalize
+  std::vector<LoopNest> nests;
+
+  // A parameter field, deduplicated by (kind, a, b); Constant fields by (a, b) with its value.
+  int field(AbiFieldKind kind, int32_t a, int32_t b = 0, int64_t value = 0);
+};
+
+// Sets each field's type (index fields I32 when index32) and byte offset, abi.size and abi.align.
+void finalize_abi(KernelAbi& abi, bool index32);
+
+}  // namespace vf

@@ -1,0 +1,412 @@
+// Lowering of trace calls: argument binding per prim signature, literal decoding, torch spellings.
+#include "frontend/lower_call.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "ir/torch_spellings.h"
+
+namespace vf {
+
+Value* TraceScope::lookup(const std::string& name, int line, int column) const {
+  auto it = names.find(name);
+  if (it == names.end()) fail(line, column, "undefined name '", name, "'");
+  if (it->second.deleted_line)
+    fail(line, column, "'", name, "' is used after 'del ", name, "' at line ", it->second.deleted_line);
+  return it->second.value;
+}
+
+std::optional<Scalar> literal_number(const TraceScope& scope, const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::Bool: return Scalar::from_bool(e.bool_value);
+    case Expr::Kind::Float: return Scalar::from_float(e.float_value);
+    case Expr::Kind::Int:
+      if (e.int_value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        scope.fail(e, "integer literal ", e.text, " does not fit in int64");
+      return Scalar::from_int(static_cast<int64_t>(e.int_value));
+    case Expr::Kind::Neg: {
+      const Expr& x = *e.base;
+      if (x.kind == Expr::Kind::Int) {  // -2^63 is representable; its magnitude alone is not
+        if (x.int_value == uint64_t{1} << 63) return Scalar::from_int(std::numeric_limits<int64_t>::min());
+        std::optional<Scalar> v = literal_number(scope, x);
+        return Scalar::from_int(-v->i);
+      }
+      std::optional<Scalar> v = literal_number(scope, x);
+      if (!v) return std::nullopt;
+      if (v->kind == ScalarKind::Float) return Scalar::from_float(-v->f);
+      return Scalar::from_int(-v->i);  // a bool's magnitude is 0 or 1
+    }
+    case Expr::Kind::Call: {
+      if (e.base->dotted_name() != "float") return std::nullopt;
+      if (e.items.size() != 1 || !e.keywords.empty() || e.items[0]->kind != Expr::Kind::String)
+        scope.fail(e, "expected float('inf'), float('-inf') or float('nan')");
+      const std::string& s = e.items[0]->text;
+      double inf = std::numeric_limits<double>::infinity();
+      if (s == "inf" || s == "infinity") return Scalar::from_float(inf);
+      if (s == "-inf" || s == "-infinity") return Scalar::from_float(-inf);
+      if (s == "nan") return Scalar::from_float(std::numeric_limits<double>::quiet_NaN());
+      scope.fail(*e.items[0], "expected 'inf', '-inf' or 'nan' in float(...), found '", s, "'");
+    }
+    case Expr::Kind::Name: case Expr::Kind::Attribute: case Expr::Kind::Tuple: case Expr::Kind::List:
+    case Expr::Kind::Dict: case Expr::Kind::String: case Expr::Kind::None:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+constexpr int64_t kMaxNumel = int64_t{1} << 48;  // larger shapes are rejected before any arithmetic
+
+class Lowering {
+ public:
+  Lowering(TraceScope& scope, const Expr& call, std::string name, const std::vector<std::string>& output_names)
+      : scope_(scope), call_(call), name_(std::move(name)), output_names_(output_names) {}
+
+  std::vector<Value*> prim(OpKind op);
+  std::vector<Value*> torch(const std::string& fn);
+
+ private:
+  template <typename... Args>
+  [[noreturn]] void fail(const Expr& at, Args&&... args) const {
+    scope_.fail(at, name_, ": ", std::forward<Args>(args)...);
+  }
+
+  // Positional and keyword arguments matched to params; the first `required` must be given.
+  std::vector<const Expr*> bind(std::vector<std::string_view> params, size_t required) const {
+    std::vector<const Expr*> out(params.size(), nullptr);
+    auto signature = [&] {
+      std::string s;
+      for (size_t i = 0; i < params.size(); ++i) s += (i ? ", " : "") + std::string(params[i]);
+      return s;
+    };
+    if (call_.items.size() > params.size())
+      fail(*call_.items[params.size()], "takes at most ", params.size(), " argument(s) (", signature(), "), got ",
+           call_.items.size());
+    for (size_t i = 0; i < call_.items.size(); ++i) out[i] = call_.items[i].get();
+    for (const auto& [key, value] : call_.keywords) {
+      auto it = std::find(params.begin(), params.end(), key);
+      if (it == params.end()) {
+        if (key == "device") continue;  // placement is decided by the runtime
+        fail(*value, "unexpected keyword argument '", key, "' (expected one of: ", signature(), ")");
+      }
+      size_t i = static_cast<size_t>(it - params.begin());
+      if (out[i]) fail(*value, "argument '", key, "' is given twice");
+      out[i] = value.get();
+    }
+    for (size_t i = 0; i < required; ++i)
+      if (!out[i]) fail(call_, "missing argument '", params[i], "' (expected ", required, " argument(s): ", signature(), "), got ", call_.items.size() + call_.keywords.size());
+    return out;
+  }
+
+  int64_t integer(const Expr& e, std::string_view what) const {
+    std::optional<Scalar> v = literal_number(scope_, e);
+    if (!v || v->kind != ScalarKind::Int) fail(e, "expected an int for ", what);
+    return v->i;
+  }
+  std::vector<int64_t> int_list(const Expr& e, std::string_view what, bool allow_single) const {
+    if (allow_single && e.kind != Expr::Kind::Tuple && e.kind != Expr::Kind::List) return {integer(e, what)};
+    if (e.kind != Expr::Kind::Tuple && e.kind != Expr::Kind::List) fail(e, "expected a tuple of ints for ", what);
+    std::vector<int64_t> out;
+    for (const auto& item : e.items) out.push_back(integer(*item, what));
+    return out;
+  }
+  // Ints from argument `from` on: either one tuple/list, or the remaining positional ints.
+  std::vector<int64_t> int_varargs(size_t from, std::string_view what) const {
+    if (call_.items.size() <= from) fail(call_, "missing ", what);
+    if (call_.items.size() == from + 1) return int_list(*call_.items[from], what, true);
+    std::vector<int64_t> out;
+    for (size_t i = from; i < call_.items.size(); ++i) out.push_back(integer(*call_.items[i], what));
+    return out;
+  }
+  // The tensor of a call whose other arguments are positional ints (Tensor.view(t, 2, 8)).
+  Value* varargs_tensor() const {
+    if (call_.items.empty()) fail(call_, "missing argument 'a' (expected a tensor and sizes)");
+    if (!call_.keywords.empty())
+      fail(*call_.keywords[0].second, "unexpected keyword argument '", call_.keywords[0].first, "'");
+    return tensor(*call_.items[0]);
+  }
+  Shape shape(const std::vector<int64_t>& sizes, const Expr& at, bool allow_minus_one) const {
+    int64_t numel = 1;
+    for (int64_t s : sizes) {
+      if (s == -1 && allow_minus_one) continue;
+      if (s < 0) fail(at, "sizes must be >= 0", allow_minus_one ? " (or -1)" : "", ", got ", shape_to_string(sizes));
+      if (s > kMaxNumel || (s > 0 && numel > kMaxNumel / s))
+        fail(at, "shape ", shape_to_string(sizes), " is too large (more than 2^48 elements)");
+      numel *= s;
+    }
+    return sizes;
+  }
+  Value* operand(const Expr& e) const {
+    if (e.kind == Expr::Kind::Name) return scope_.lookup(e.text, e.line, e.column);
+    if (std::optional<Scalar> v = literal_number(scope_, e)) return scope_.fusion.add_constant(*v);
+    fail(e, "expected a name or a number as an operand");
+  }
+  Value* tensor(const Expr& e) const {
+    Value* v = operand(e);
+    if (!v->is_tensor) fail(e, "expected a tensor, got '", v->name, "' of type ", v->type_string());
+    return v;
+  }
+  DType dtype(const Expr& e) const {
+    std::string dotted = e.dotted_name();
+    size_t dot = dotted.rfind('.');
+    std::string prefix = dot == std::string::npos ? "" : dotted.substr(0, dot);
+    if (prefix == "dtypes" || prefix == "torch" || prefix == "thunder.dtypes")
+      if (std::optional<DType> d = dtype_from_long_name(dotted.substr(dot + 1))) return *d;
+    fail(e, "expected a dtype such as dtypes.float32, found '", dotted.empty() ? "an expression" : dotted, "'");
+  }
+  int64_t wrap_dim(int64_t d, int64_t rank, const Expr& at) const {
+    int64_t n = std::max<int64_t>(rank, 1);
+    if (d < -n || d >= n) fail(at, "dim ", d, " is out of range for a tensor of rank ", rank);
+    return d < 0 ? d + n : d;
+  }
+
+  std::vector<Value*> emit(OpKind op, std::vector<Value*> inputs, OpAttrs attrs) const {
+    try {
+      return scope_.fusion.add_node(op, std::move(inputs), std::move(attrs), output_names_, call_.line);
+    } catch (const TraceError&) {
+      throw;
+    } catch (const UserError& e) {
+      scope_.fail(call_, e.what());
+    }
+  }
+
+  TraceScope& scope_;
+  const Expr& call_;
+  std::string name_;
+  const std::vector<std::string>& output_names_;
+};
+
+std::vector<Value*> Lowering::prim(OpKind op) {
+  switch (op_category(op)) {
+    case OpCategory::Unary: {
+      auto a = bind({"a"}, 1);
+      return emit(op, {operand(*a[0])}, NoAttrs{});
+    }
+    case OpCategory::Binary: {
+      auto a = bind({"a", "b"}, 2);
+      return emit(op, {operand(*a[0]), operand(*a[1])}, NoAttrs{});
+    }
+    case OpCategory::Ternary: {
+      auto a = op == OpKind::Where ? bind({"pred", "a", "b"}, 3) : bind({"start", "end", "weight"}, 3);
+      return emit(op, {operand(*a[0]), operand(*a[1]), operand(*a[2])}, NoAttrs{});
+    }
+    case OpCategory::Cast: {
+      auto a = bind({"a", "dtype"}, 2);
+      return emit(op, {operand(*a[0])}, CastAttrs{dtype(*a[1])});
+    }
+    case OpCategory::Reduction: {
+      if (op == OpKind::Var || op == OpKind::VarMean) {
+        auto a = bind({"a", "dims", "correction"}, 2);
+        VarAttrs attrs{int_list(*a[1], "dims", true), 1.0};
+        if (a[2]) {
+          std::optional<Scalar> c = literal_number(scope_, *a[2]);
+          if (!c || c->kind == ScalarKind::Bool) fail(*a[2], "expected a number for correction");
+          attrs.correction = c->as_double();
+        }
+        return emit(op, {operand(*a[0])}, attrs);
+      }
+      auto a = bind({"a", "dims", "output_dtype"}, 2);
+      if (a[2] && a[2]->kind != Expr::Kind::None) fail(*a[2], "output_dtype is not supported (expected None)");
+      return emit(op, {operand(*a[0])}, DimsAttrs{int_list(*a[1], "dims", true)});
+    }
+    case OpCategory::Creation: {
+      if (op == OpKind::Full) {
+        auto a = bind({"shape", "fill_value", "device", "dtype"}, 2);
+        std::optional<Scalar> value = literal_number(scope_, *a[1]);
+        if (!value) fail(*a[1], "expected a number for fill_value");
+        DType d = a[3] ? dtype(*a[3])
+                  : value->kind == ScalarKind::Float ? DType::Float32
+                  : value->kind == ScalarKind::Int   ? DType::Int64
+                                                     : DType::Bool;
+        return emit(op, {}, FullAttrs{shape(int_list(*a[0], "shape", true), *a[0], false), *value, d});
+      }
+      auto a = bind({"length", "start", "step", "device", "dtype"}, 1);
+      IotaAttrs attrs;
+      attrs.length = integer(*a[0], "length");
+      if (attrs.length > kMaxNumel) fail(*a[0], "length ", attrs.length, " is too large");
+      if (a[1]) attrs.start = integer(*a[1], "start");
+      if (a[2]) attrs.step = integer(*a[2], "step");
+      if (a[4]) attrs.dtype = dtype(*a[4]);
+      return emit(op, {}, attrs);
+    }
+    case OpCategory::View: case OpCategory::Movement:
+      break;
+  }
+  switch (op) {
+    case OpKind::Transpose: {
+      auto a = bind({"a", "permutation"}, 2);
+      return emit(op, {operand(*a[0])}, PermuteAttrs{int_list(*a[1], "permutation", false)});
+    }
+    case OpKind::Reshape: {
+      auto a = bind({"a", "shape"}, 2);
+      return emit(op, {operand(*a[0])}, ReshapeAttrs{shape(int_list(*a[1], "shape", true), *a[1], true)});
+    }
+    case OpKind::BroadcastInDim: {
+      auto a = bind({"a", "shape", "broadcast_dimensions"}, 3);
+      BroadcastAttrs attrs{shape(int_list(*a[1], "shape", false), *a[1], false),
+                           int_list(*a[2], "broadcast_dimensions", false)};
+      return emit(op, {operand(*a[0])}, attrs);
+    }
+    case OpKind::SlicePrim: {
+      auto a = bind({"a", "start_indices", "end_indices", "strides"}, 3);
+      SliceAttrs attrs{int_list(*a[1], "start_indices", false), int_list(*a[2], "end_indices", false), {}};
+      if (a[3] && a[3]->kind != Expr::Kind::None) attrs.step = int_list(*a[3], "strides", false);
+      for (int64_t s : attrs.step)
+        if (s > kMaxNumel) fail(*a[3], "stride ", s, " is too large");
+      return emit(op, {operand(*a[0])}, attrs);
+    }
+    case OpKind::Squeeze: case OpKind::Flip: {
+      auto a = bind({"a", "dims"}, 2);
+      return emit(op, {operand(*a[0])}, DimsAttrs{int_list(*a[1], "dims", true)});
+    }
+    case OpKind::Pad: {
+      auto a = bind({"a", "padding_value", "padding_config"}, 3);
+      const Expr& cfg = *a[2];
+      if (cfg.kind != Expr::Kind::Tuple && cfg.kind != Expr::Kind::List)
+        fail(cfg, "expected padding_config as a tuple of (lo, hi, dilation) tuples");
+      PadAttrs attrs;
+      for (const auto& dim : cfg.items) {
+        std::vector<int64_t> v = int_list(*dim, "a (lo, hi, dilation) entry of padding_config", false);
+        if (v.size() != 3) fail(*dim, "expected (lo, hi, dilation) with 3 ints, got ", v.size());
+        for (int64_t x : v)
+          if (x > kMaxNumel || x < -kMaxNumel) fail(*dim, "padding ", x, " is too large");
+        attrs.config.push_back(PadDim{v[0], v[1], v[2]});
+      }
+      return emit(op, {tensor(*a[0]), operand(*a[1])}, attrs);
+    }
+    case OpKind::Cat: {
+      auto a = bind({"tensors", "dim"}, 2);
+      return emit(op, [&] {
+        const Expr& list = *a[0];
+        if (list.kind != Expr::Kind::Tuple && list.kind != Expr::Kind::List) fail(list, "expected a list of tensors");
+        std::vector<Value*> ins;
+        for (const auto& item : list.items) ins.push_back(tensor(*item));
+        return ins;
+      }(), CatAttrs{integer(*a[1], "dim")});
+    }
+    default:
+      VF_INTERNAL_ERROR("prim ", op_name(op), " is not a view or movement op");
+  }
+}
+
+std::vector<Value*> Lowering::torch(const std::string& fn) {
+  if (fn == "permute") {
+    Value* t = varargs_tensor();
+    return emit(OpKind::Transpose, {t}, PermuteAttrs{int_varargs(1, "dims")});
+  }
+  if (fn == "reshape" || fn == "view") {
+    Value* t = varargs_tensor();
+    return emit(OpKind::Reshape, {t}, ReshapeAttrs{shape(int_varargs(1, "shape"), call_, true)});
+  }
+  if (fn == "expand") {
+    Value* t = varargs_tensor();
+    Shape sizes = shape(int_varargs(1, "sizes"), call_, true);
+    try {
+      return emit(OpKind::BroadcastInDim, {t}, expand_as_broadcast(t->shape, sizes));
+    } catch (const TraceError&) {
+      throw;
+    } catch (const UserError& e) {
+      scope_.fail(call_, e.what());
+    }
+  }
+  if (fn == "unsqueeze") {
+    auto a = bind({"a", "dim"}, 2);
+    Value* t = tensor(*a[0]);
+    try {
+      return emit(OpKind::BroadcastInDim, {t}, unsqueeze_as_broadcast(t->shape, integer(*a[1], "dim")));
+    } catch (const TraceError&) {
+      throw;
+    } catch (const UserError& e) {
+      scope_.fail(call_, e.what());
+    }
+  }
+  if (fn == "cat") {
+    auto a = bind({"tensors", "dim"}, 1);
+    const Expr& list = *a[0];
+    if (list.kind != Expr::Kind::Tuple && list.kind != Expr::Kind::List) fail(list, "expected a list of tensors");
+    std::vector<Value*> ins;
+    for (const auto& item : list.items) ins.push_back(tensor(*item));
+    return emit(OpKind::Cat, ins, CatAttrs{a[1] ? integer(*a[1], "dim") : 0});
+  }
+  if (fn == "slice_prim_impl") {
+    auto a = bind({"a", "start_indices", "end_indices", "strides"}, 3);
+    SliceAttrs attrs{int_list(*a[1], "start_indices", false), int_list(*a[2], "end_indices", false), {}};
+    if (a[3] && a[3]->kind != Expr::Kind::None) attrs.step = int_list(*a[3], "strides", false);
+    for (int64_t s : attrs.step)
+      if (s > kMaxNumel) fail(*a[3], "stride ", s, " is too large");
+    return emit(OpKind::SlicePrim, {tensor(*a[0])}, attrs);
+  }
+  if (fn == "squeeze") {
+    auto a = bind({"a", "dim"}, 1);
+    Value* t = tensor(*a[0]);
+    std::vector<int64_t> dims;
+    if (a[1] && a[1]->kind != Expr::Kind::None) {
+      for (int64_t d : int_list(*a[1], "dim", true)) {
+        d = wrap_dim(d, t->rank(), *a[1]);
+        if (t->rank() > 0 && t->shape[d] == 1) dims.push_back(d);  // torch leaves other dims alone
+      }
+    } else {
+      for (int64_t d = 0; d < t->rank(); ++d)
+        if (t->shape[d] == 1) dims.push_back(d);
+    }
+    return emit(OpKind::Squeeze, {t}, DimsAttrs{dims});
+  }
+  if (fn == "transpose") {
+    auto a = bind({"a", "dim0", "dim1"}, 3);
+    Value* t = tensor(*a[0]);
+    std::vector<int64_t> perm(static_cast<size_t>(t->rank()));
+    std::iota(perm.begin(), perm.end(), 0);
+    int64_t d0 = wrap_dim(integer(*a[1], "dim0"), t->rank(), *a[1]);
+    int64_t d1 = wrap_dim(integer(*a[2], "dim1"), t->rank(), *a[2]);
+    if (t->rank() > 0) std::swap(perm[d0], perm[d1]);
+    return emit(OpKind::Transpose, {t}, PermuteAttrs{perm});
+  }
+  if (fn == "flatten") {
+    auto a = bind({"a", "start_dim", "end_dim"}, 1);
+    Value* t = tensor(*a[0]);
+    int64_t start = a[1] ? wrap_dim(integer(*a[1], "start_dim"), t->rank(), *a[1]) : 0;
+    int64_t end = a[2] ? wrap_dim(integer(*a[2], "end_dim"), t->rank(), *a[2]) : std::max<int64_t>(t->rank() - 1, 0);
+    if (start > end) fail(call_, "start_dim ", start, " must not come after end_dim ", end);
+    Shape out;
+    if (t->rank() == 0) {
+      out = {1};
+    } else {
+      for (int64_t d = 0; d < start; ++d) out.push_back(t->shape[d]);
+      int64_t merged = 1;
+      for (int64_t d = start; d <= end; ++d) merged *= t->shape[d];
+      out.push_back(merged);
+      for (int64_t d = end + 1; d < t->rank(); ++d) out.push_back(t->shape[d]);
+    }
+    return emit(OpKind::Reshape, {t}, ReshapeAttrs{out});
+  }
+  scope_.fail(*call_.base, "unsupported op '", name_, "'");
+}
+
+// The torch-level function a callee names ("permute" for torch.permute, ltorch.permute,
+// Tensor.permute and torch.Tensor.permute), or "" when it names none.
+std::string torch_function(const std::string& callee) {
+  for (std::string_view prefix : {"torch.Tensor.", "ltorch.", "torch.", "Tensor."})
+    if (callee.rfind(prefix, 0) == 0) return callee.substr(prefix.size());
+  if (callee == "torch_slice_prim_impl") return "slice_prim_impl";
+  return "";
+}
+
+}  // namespace
+
+std::vector<Value*> lower_call(TraceScope& scope, const Expr& call, const std::vector<std::string>& output_names) {
+  std::string callee = call.base->dotted_name();
+  if (callee.empty()) scope.fail(call, "expected a call of a dotted name such as prims.add");
+  Lowering lowering(scope, call, callee, output_names);
+  if (callee.rfind("prims.", 0) == 0) {
+    std::optional<OpKind> op = op_from_name(callee.substr(6));
+    if (!op) scope.fail(*call.base, "unsupported op '", callee, "'");
+    return lowering.prim(*op);
+  }
+  std::string fn = torch_function(callee);
+  if (fn.empty()) scope.fail(*call.base, "unsupported op '", callee, "'");
+  return lowering.torch(fn);
+}
+
+}  // namespace vf

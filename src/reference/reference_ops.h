@@ -1,0 +1,26 @@
+// The reference's op implementations, one function per op category (used by reference_executor.cpp).
+//
+// Each takes the node and its evaluated inputs (tensors read through their strides, scalars as
+// vf::Scalar) and returns new contiguous tensors shaped and typed as the node's outputs.
+#pragma once
+
+#include <vector>
+
+#include "ir/ir.h"
+#include "reference/reference_executor.h"
+
+namespace vf::reference {
+
+// convert_element_type, unary, binary and ternary ops.
+HostTensor run_elementwise(const Node& node, const std::vector<HostArg>& inputs);
+// View ops (copied here: aliasing is decided elsewhere) and pad, cat, flip.
+HostTensor run_movement(const Node& node, const std::vector<HostArg>& inputs);
+// sum, prod, amax, amin, var, var_mean.
+std::vector<HostTensor> run_reduction(const Node& node, const HostTensor& input);
+// full, iota.
+HostTensor run_creation(const Node& node);
+
+// The inverse error function in double precision: NaN outside [-1, 1], +-inf at +-1.
+double erfinv(double y);
+
+}  // namespace vf::reference

@@ -1,0 +1,31 @@
+// Backends: compile a KernelSpec into a kernel and launch it on buffers. CPU and CUDA implement it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "codegen/kernel_spec.h"
+
+namespace vf {
+
+// A compiled kernel for one segment structure and one layout class. Launching it on buffers of
+// the same layout class but other sizes is valid: sizes and strides are run-time arguments.
+class PreparedKernel {
+ public:
+  virtual ~PreparedKernel() = default;
+  virtual void launch(const KernelArgs& args) const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Target target() const = 0;
+  // Generates and compiles the kernel for spec, or finds it in the in-memory or disk cache.
+  // Thread-safe. Throws DeviceError when the compiler or device is unavailable.
+  virtual std::shared_ptr<const PreparedKernel> prepare(const KernelSpec& spec) = 0;
+  // Number of kernels this backend has compiled (cache misses), for tests.
+  virtual int64_t compile_count() const = 0;
+};
+
+}  // namespace vf

@@ -1,0 +1,230 @@
+// The CPU backend: compile generated C++ with the host compiler, dlopen it, run it in parallel.
+#include "runtime/cpu_backend.h"
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "base/error.h"
+#include "codegen/generate_kernel.h"
+
+namespace vf {
+
+using CpuEntry = void (*)(const void* args, int64_t begin, int64_t end);
+
+// A loaded shared object holding one kernel.
+struct CpuModule {
+  std::string source;
+  void* handle = nullptr;
+  CpuEntry entry = nullptr;
+  ~CpuModule() {
+    if (handle) dlclose(handle);
+  }
+};
+
+// Workers that split [0, extent) into chunks; the calling thread takes chunks too.
+class CpuThreadPool {
+ public:
+  explicit CpuThreadPool(int workers) {
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+  }
+  ~CpuThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  int workers() const { return static_cast<int>(threads_.size()); }
+
+  void run(CpuEntry entry, const void* args, int64_t extent) {
+    std::lock_guard<std::mutex> one_at_a_time(run_mutex_);
+    const int64_t chunks = std::min<int64_t>(extent, int64_t{4} * (workers() + 1));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      entry_ = entry;
+      args_ = args;
+      extent_ = extent;
+      chunks_ = chunks;
+      next_.store(0);
+      pending_ = chunks;
+      ++generation_;
+    }
+    wake_.notify_all();
+    take_chunks();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+  }
+
+ private:
+  void take_chunks() {
+    for (;;) {
+      const int64_t c = next_.fetch_add(1);
+      if (c >= chunks_) return;
+      entry_(args_, extent_ * c / chunks_, extent_ * (c + 1) / chunks_);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--pending_ == 0) done_.notify_all();
+    }
+  }
+  void work() {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      take_chunks();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex run_mutex_, mutex_;
+  std::condition_variable wake_, done_;
+  bool stop_ = false;
+  uint64_t generation_ = 0;
+  CpuEntry entry_ = nullptr;
+  const void* args_ = nullptr;
+  int64_t extent_ = 0, chunks_ = 0, pending_ = 0;
+  std::atomic<int64_t> next_{0};
+};
+
+namespace {
+
+class CpuPreparedKernel : public PreparedKernel {
+ public:
+  CpuPreparedKernel(std::shared_ptr<CpuModule> module, GeneratedKernel kernel, std::shared_ptr<CpuThreadPool> pool,
+                    int64_t inline_extent)
+      : module_(std::move(module)), kernel_(std::move(kernel)), pool_(std::move(pool)), inline_extent_(inline_extent) {}
+
+  void launch(const KernelArgs& args) const override {
+    thread_local LaunchBlock block;
+    pack_launch(kernel_, args, 0, block);
+    const int64_t extent = block.cpu_extent;
+    if (extent <= 0) return;
+    if (extent < inline_extent_ || pool_->workers() == 0)
+      module_->entry(block.args.data(), 0, extent);
+    else
+      pool_->run(module_->entry, block.args.data(), extent);
+  }
+
+ private:
+  std::shared_ptr<CpuModule> module_;
+  GeneratedKernel kernel_;
+  std::shared_ptr<CpuThreadPool> pool_;
+  int64_t inline_extent_;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  VF_INTERNAL_CHECK(out.good(), "cannot write ", path);
+}
+
+// Runs a shell command, returning its exit status and its combined output.
+int run_command(const std::string& command, std::string& output) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string hex(size_t h) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016zx", h);
+  return buf;
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(CpuBackendOptions options) : options_(std::move(options)) {
+  if (options_.dump_dir.empty())
+    if (const char* dump = std::getenv("VF_DUMP_KERNELS")) options_.dump_dir = dump;
+  if (!options_.dump_dir.empty()) std::filesystem::create_directories(options_.dump_dir);
+  if (options_.cache_dir.empty()) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "vf_cpu_kernels_XXXXXX").string();
+    VF_INTERNAL_CHECK(mkdtemp(tmpl.data()) != nullptr, "cannot create a temporary directory from ", tmpl);
+    work_dir_ = tmpl;
+    owns_work_dir_ = true;
+  } else {
+    work_dir_ = options_.cache_dir;
+    std::filesystem::create_directories(work_dir_);
+  }
+  int threads = options_.num_threads > 0 ? options_.num_threads
+                                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  pool_ = std::make_shared<CpuThreadPool>(threads - 1);
+}
+
+CpuBackend::~CpuBackend() {
+  if (owns_work_dir_) {
+    std::error_code ec;
+    std::filesystem::remove_all(work_dir_, ec);
+  }
+}
+
+int64_t CpuBackend::compile_count() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return compile_count_;
+}
+
+std::shared_ptr<CpuModule> CpuBackend::compile(const std::string& source, const std::string& entry, size_t hash) {
+  const std::string stem = work_dir_ + "/vf_" + hex(hash) + "_" + std::to_string(compile_count_);
+  const std::string cpp = stem + ".cpp", so = stem + ".so";
+  write_file(cpp, source);
+  std::string output;
+  const std::string command = options_.compiler + " " + options_.flags + " -o '" + so + "' '" + cpp + "'";
+  const int status = run_command(command, output);
+  if (status != 0) {
+    // Keep the source where it can be read after the backend is gone.
+    const std::string kept = (std::filesystem::temp_directory_path() / ("vf_failed_" + hex(hash) + ".cpp")).string();
+    std::error_code ec;
+    std::filesystem::copy_file(cpp, kept, std::filesystem::copy_options::overwrite_existing, ec);
+    throw InternalError(detail::concat("CPU kernel compilation failed (exit status ", status, ") for ", kept,
+                                       "\ncommand: ", command, "\n", output));
+  }
+  auto module = std::make_shared<CpuModule>();
+  module->source = source;
+  module->handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  VF_INTERNAL_CHECK(module->handle != nullptr, "dlopen of ", so, " failed: ", dlerror());
+  module->entry = reinterpret_cast<CpuEntry>(dlsym(module->handle, entry.c_str()));
+  VF_INTERNAL_CHECK(module->entry != nullptr, "kernel entry ", entry, " not found in ", so);
+  ++compile_count_;
+  return module;
+}
+
+std::shared_ptr<const PreparedKernel> CpuBackend::prepare(const KernelSpec& spec) {
+  GeneratedKernel kernel = generate_kernel(spec, Target::Cpu);
+  const size_t hash = std::hash<std::string>{}(kernel.source);
+  std::shared_ptr<CpuModule> module;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!options_.dump_dir.empty())
+      write_file(options_.dump_dir + "/vf_cpu_" + std::to_string(dump_count_++) + "_" + hex(hash) + ".cpp",
+                 kernel.source);
+    auto& bucket = modules_[hash];
+    for (const auto& m : bucket)
+      if (m->source == kernel.source) module = m;
+    if (!module) {
+      module = compile(kernel.source, kernel.entry, hash);
+      bucket.push_back(module);
+    }
+  }
+  return std::make_shared<CpuPreparedKernel>(std::move(module), std::move(kernel), pool_, options_.inline_extent);
+}
+
+}  // namespace vf

@@ -1,0 +1,179 @@
+// Op semantics of generated CPU kernels against the reference executor and hand values: integer
+// wrapping and division by zero, float-to-int casts, NaN propagation, half rounding after each op.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "codegen_test_util.h"
+#include "reference/random_inputs.h"
+
+namespace vf {
+namespace {
+
+using test::expect_matches_reference;
+using test::fill;
+using test::run_cpu;
+using test::values;
+
+CpuBackend& backend() {
+  static CpuBackend b;
+  return b;
+}
+
+HostTensor from_values(DType dtype, const std::vector<double>& v) {
+  HostTensor t = HostTensor::empty(dtype, {static_cast<int64_t>(v.size())});
+  fill(t, [&](int64_t k) { return v[k]; });
+  return t;
+}
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST(CodegenSemantics, IntegerDivision_ByZeroAndMinOverMinusOne) {
+  Fusion f;
+  Value* a = f.add_tensor_input("a", DType::Int32, {6});
+  Value* b = f.add_tensor_input("b", DType::Int32, {6});
+  f.add_output(f.add(OpKind::Div, {a, b}));
+  f.add_output(f.add(OpKind::Remainder, {a, b}));
+  f.add_output(f.add(OpKind::Fmod, {a, b}));
+  const double int_min = -2147483648.0;
+  std::vector<HostTensor> in{from_values(DType::Int32, {7, -7, 7, int_min, 5, -9}),
+                             from_values(DType::Int32, {2, 2, 0, -1, -3, 4})};
+  auto out = run_cpu(backend(), f, in);
+  EXPECT_EQ(values(out[0]), (std::vector<double>{3, -3, 0, int_min, -1, -2}));
+  EXPECT_EQ(values(out[1]), (std::vector<double>{1, 1, 0, 0, -1, 3}));
+  EXPECT_EQ(values(out[2]), (std::vector<double>{1, -1, 0, 0, 2, -1}));
+  expect_matches_reference(backend(), f, in);
+}
+
+TEST(CodegenSemantics, Int8Arithmetic_Wraps) {
+  Fusion f;
+  Value* a = f.add_tensor_input("a", DType::Int8, {4});
+  Value* b = f.add_tensor_input("b", DType::Int8, {4});
+  f.add_output(f.add(OpKind::Add, {a, b}));
+  f.add_output(f.add(OpKind::Mul, {a, b}));
+  f.add_output(f.add(OpKind::Neg, {a}));
+  f.add_output(f.add(OpKind::Abs, {a}));
+  f.add_output(f.add(OpKind::Pow, {a, b}));
+  std::vector<HostTensor> in{from_values(DType::Int8, {127, -128, 100, 2}), from_values(DType::Int8, {1, -1, 3, -2})};
+  auto out = run_cpu(backend(), f, in);
+  EXPECT_EQ(values(out[0]), (std::vector<double>{-128, 127, 103, 0}));
+  EXPECT_EQ(values(out[1]), (std::vector<double>{127, -128, 44, -4}));
+  EXPECT_EQ(values(out[2]), (std::vector<double>{-127, -128, -100, -2}));
+  EXPECT_EQ(values(out[3]), (std::vector<double>{127, -128, 100, 2}));
+  EXPECT_EQ(values(out[4]), (std::vector<double>{127, 0, 64, 0}));  // -128^-1 = 0; 100^3 wraps
+  expect_matches_reference(backend(), f, in);
+}
+
+TEST(CodegenSemantics, FloatToIntCast_TruncatesSaturatesWraps) {
+  Fusion f;
+  Value* a = f.add_tensor_input("a", DType::Float64, {7});
+  f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{DType::Int64}));
+  f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{DType::Int8}));
+  f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{DType::Bool}));
+  std::vector<HostTensor> in{from_values(DType::Float64, {2.9, -2.9, kNaN, 1e300, -kInf, 200.0, 0.0})};
+  auto out = run_cpu(backend(), f, in);
+  const double i64_max = 9223372036854775807.0, i64_min = -9223372036854775808.0;
+  EXPECT_EQ(values(out[0]), (std::vector<double>{2, -2, 0, i64_max, i64_min, 200, 0}));
+  EXPECT_EQ(values(out[1]), (std::vector<double>{2, -2, 0, -1, 0, -56, 0}));
+  EXPECT_EQ(values(out[2]), (std::vector<double>{1, 1, 1, 1, 1, 1, 0}));
+  expect_matches_reference(backend(), f, in);
+}
+
+TEST(CodegenSemantics, HalfTypes_RoundAfterEachOp) {
+  for (DType dtype : {DType::Float16, DType::BFloat16}) {
+    Fusion f;
+    Value* a = f.add_tensor_input("a", dtype, {64});
+    Value* b = f.add_tensor_input("b", dtype, {64});
+    Value* s = f.add(OpKind::Add, {a, b});
+    Value* m = f.add(OpKind::Mul, {s, f.add_constant(Scalar::from_float(1.1))});
+    f.add_output(f.add(OpKind::Sub, {m, a}));
+    f.add_output(f.add(OpKind::ConvertElementType, {m}, CastAttrs{DType::Float32}));
+    std::vector<HostTensor> in{random_tensor(dtype, {64}, 31), random_tensor(dtype, {64}, 32)};
+    Tolerance exact{0, 0};
+    expect_matches_reference(backend(), f, in, {}, {}, &exact);
+  }
+}
+
+TEST(CodegenSemantics, MaxMinPropagateNaN_RoundHalfEven) {
+  Fusion f;
+  Value* a = f.add_tensor_input("a", DType::Float32, {4});
+  Value* b = f.add_tensor_input("b", DType::Float32, {4});
+  f.add_output(f.add(OpKind::Maximum, {a, b}));
+  f.add_output(f.add(OpKind::Minimum, {a, b}));
+  f.add_output(f.add(OpKind::Round, {a}));
+  std::vector<HostTensor> in{from_values(DType::Float32, {kNaN, 1, 2.5, -0.5}),
+                             from_values(DType::Float32, {1, kNaN, 3, 1.5})};
+  auto out = run_cpu(backend(), f, in);
+  auto v = values(out[0]);
+  EXPECT_TRUE(std::isnan(v[0]) && std::isnan(v[1]));
+  EXPECT_EQ(v[2], 3);
+  v = values(out[1]);
+  EXPECT_TRUE(std::isnan(v[0]) && std::isnan(v[1]));
+  EXPECT_EQ(v[3], -0.5);
+  v = values(out[2]);
+  EXPECT_EQ(v[2], 2);
+  EXPECT_EQ(v[3], 0);
+  expect_matches_reference(backend(), f, in);
+}
+
+// Every unary float op, on f32 and f16, against the reference.
+TEST(CodegenSemantics, UnaryFloatOps_MatchReference) {
+  const OpKind ops[] = {OpKind::Abs, OpKind::Neg, OpKind::Exp, OpKind::Exp2, OpKind::Expm1, OpKind::Log,
+                        OpKind::Log1p, OpKind::Log2, OpKind::Log10, OpKind::Sqrt, OpKind::Rsqrt,
+                        OpKind::Reciprocal, OpKind::Sin, OpKind::Cos, OpKind::Tan, OpKind::Tanh, OpKind::Sinh,
+                        OpKind::Cosh, OpKind::Asin, OpKind::Acos, OpKind::Atan, OpKind::Erf, OpKind::Erfc,
+                        OpKind::Erfinv, OpKind::Sign, OpKind::Floor, OpKind::Ceil, OpKind::Round, OpKind::Trunc,
+                        OpKind::IsFinite, OpKind::Signbit};
+  for (DType dtype : {DType::Float32, DType::Float16, DType::Float64}) {
+    Fusion f;
+    Value* a = f.add_tensor_input("a", dtype, {40});
+    for (OpKind op : ops) f.add_output(f.add(op, {a}));
+    HostTensor t = random_tensor(dtype, {40}, 33);
+    SCOPED_TRACE(dtype_short_name(dtype));
+    expect_matches_reference(backend(), f, {t});
+  }
+}
+
+TEST(CodegenSemantics, BinaryAndTernaryOps_MatchReference) {
+  for (DType dtype : {DType::Float32, DType::BFloat16, DType::Int16, DType::Int64, DType::UInt8}) {
+    Fusion f;
+    Value* a = f.add_tensor_input("a", dtype, {50});
+    Value* b = f.add_tensor_input("b", dtype, {50});
+    Value* c = f.add_tensor_input("c", DType::Bool, {50});
+    for (OpKind op : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Maximum, OpKind::Minimum,
+                      OpKind::Fmod, OpKind::Remainder, OpKind::Eq, OpKind::Ne, OpKind::Lt, OpKind::Le, OpKind::Gt,
+                      OpKind::Ge})
+      f.add_output(f.add(op, {a, b}));
+    f.add_output(f.add(OpKind::Where, {c, a, b}));
+    if (is_floating(dtype)) {
+      f.add_output(f.add(OpKind::Pow, {a, b}));
+      f.add_output(f.add(OpKind::Atan2, {a, b}));
+      f.add_output(f.add(OpKind::Lerp, {a, b, f.add(OpKind::Abs, {a})}));
+    } else {
+      for (OpKind op : {OpKind::BitwiseAnd, OpKind::BitwiseOr, OpKind::BitwiseXor}) f.add_output(f.add(op, {a, b}));
+      f.add_output(f.add(OpKind::BitwiseNot, {a}));
+      f.add_output(f.add(OpKind::Sign, {a}));
+    }
+    SCOPED_TRACE(dtype_short_name(dtype));
+    expect_matches_reference(backend(), f,
+                             {random_tensor(dtype, {50}, 34), random_tensor(dtype, {50}, 35),
+                              random_tensor(DType::Bool, {50}, 36)});
+  }
+}
+
+TEST(CodegenSemantics, CastsBetweenAllDtypes_MatchReference) {
+  const DType dtypes[] = {DType::Bool, DType::UInt8, DType::Int8, DType::Int16, DType::Int32,
+                          DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+  for (DType from : dtypes) {
+    Fusion f;
+    Value* a = f.add_tensor_input("a", from, {30});
+    for (DType to : dtypes) f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{to}));
+    SCOPED_TRACE(dtype_short_name(from));
+    expect_matches_reference(backend(), f, {random_tensor(from, {30}, 37)});
+  }
+}
+
+}  // namespace
+}  // namespace vf

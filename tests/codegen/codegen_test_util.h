@@ -1,0 +1,129 @@
+// Helpers for codegen tests: tensors with chosen layouts, and running a fusion on the CPU backend.
+#pragma once
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "base/half.h"
+#include "codegen/kernel_spec.h"
+#include "layout/host_tensor.h"
+#include "runtime/cpu_backend.h"
+
+namespace vf::test {
+
+// A tensor with `layout` over a fresh zeroed storage large enough for it.
+inline HostTensor tensor_with_layout(DType dtype, const Layout& layout) {
+  const int64_t elems = std::max<int64_t>(layout.storage_extent(), 1);
+  auto storage = std::make_shared<Storage>(elems * dtype_size(dtype));
+  return HostTensor::view_of(dtype, layout, storage);
+}
+
+// Writes v (converted to the dtype) at a multi-index.
+inline void set_value(const HostTensor& t, const int64_t* index, double v) {
+  std::byte* p = t.element(index);
+  switch (t.dtype()) {
+    case DType::Bool: { uint8_t x = v != 0; std::memcpy(p, &x, 1); break; }
+    case DType::UInt8: { uint8_t x = static_cast<uint8_t>(static_cast<int64_t>(v)); std::memcpy(p, &x, 1); break; }
+    case DType::Int8: { int8_t x = static_cast<int8_t>(static_cast<int64_t>(v)); std::memcpy(p, &x, 1); break; }
+    case DType::Int16: { int16_t x = static_cast<int16_t>(static_cast<int64_t>(v)); std::memcpy(p, &x, 2); break; }
+    case DType::Int32: { int32_t x = static_cast<int32_t>(static_cast<int64_t>(v)); std::memcpy(p, &x, 4); break; }
+    case DType::Int64: { int64_t x = static_cast<int64_t>(v); std::memcpy(p, &x, 8); break; }
+    case DType::Float16: { uint16_t x = float_to_half(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
+    case DType::BFloat16: { uint16_t x = float_to_bfloat16(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
+    case DType::Float32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
+    case DType::Float64: { std::memcpy(p, &v, 8); break; }
+  }
+}
+
+// Fills every element with fn(row-major position).
+inline void fill(const HostTensor& t, const std::function<double(int64_t)>& fn) {
+  int64_t k = 0;
+  for_each_index(t.shape(), [&](const int64_t* idx) { set_value(t, idx, fn(k++)); });
+}
+
+// Values in row-major order, as doubles.
+inline std::vector<double> values(const HostTensor& t) {
+  std::vector<double> out;
+  for_each_index(t.shape(), [&](const int64_t* idx) { out.push_back(t.get_double(idx)); });
+  return out;
+}
+
+// Runs the fusion's kernel on `inputs` (tensors; scalars through `scalars`) into new outputs
+// with the given layouts (contiguous when empty).
+inline std::vector<HostTensor> run_cpu(CpuBackend& backend, const Fusion& fusion, const std::vector<HostTensor>& inputs,
+                                       std::vector<Layout> out_layouts = {}, std::vector<Scalar> scalars = {}) {
+  KernelSpec spec;
+  spec.fusion = &fusion;
+  std::vector<KernelBuffer> in_bufs;
+  for (size_t i = 0; i < fusion.inputs().size(); ++i) {
+    if (fusion.inputs()[i]->is_tensor) {
+      spec.input_layouts.push_back(inputs[i].layout());
+      in_bufs.push_back({inputs[i].storage()->data(), &inputs[i].layout()});
+    } else {
+      spec.input_layouts.push_back(Layout{});
+      in_bufs.push_back({nullptr, nullptr});
+    }
+  }
+  scalars.resize(fusion.inputs().size());
+  std::vector<HostTensor> outs;
+  for (size_t o = 0; o < fusion.outputs().size(); ++o) {
+    const Value* v = fusion.outputs()[o];
+    Layout l = o < out_layouts.size() ? out_layouts[o] : Layout::contiguous(v->shape);
+    outs.push_back(tensor_with_layout(v->dtype, l));
+    spec.output_layouts.push_back(l);
+  }
+  std::vector<KernelBuffer> out_bufs;
+  for (const auto& t : outs) out_bufs.push_back({t.storage()->data(), &t.layout()});
+  auto kernel = backend.prepare(spec);
+  KernelArgs args;
+  args.inputs = in_bufs;
+  args.scalars = scalars;
+  args.outputs = out_bufs;
+  kernel->launch(args);
+  return outs;
+}
+
+}  // namespace vf::test
+
+#include <gtest/gtest.h>
+
+#include "reference/compare.h"
+#include "reference/reference_executor.h"
+
+namespace vf::test {
+
+// Strides for `shape` whose memory order (outermost first) is `order`.
+inline Layout permuted_layout(const Shape& shape, const std::vector<int64_t>& order, int64_t offset = 0) {
+  Layout l{shape, std::vector<int64_t>(shape.size(), 0), offset};
+  int64_t stride = 1;
+  for (size_t k = order.size(); k-- > 0;) {
+    l.strides[order[k]] = stride;
+    stride *= std::max<int64_t>(shape[order[k]], 1);
+  }
+  return l;
+}
+
+// Runs the fusion on the CPU backend and on the reference executor; expects equal results with
+// the dtype's default tolerance (exact for integers) or `tol` when given.
+inline void expect_matches_reference(CpuBackend& backend, const Fusion& fusion, const std::vector<HostTensor>& inputs,
+                                     std::vector<Layout> out_layouts = {}, std::vector<Scalar> scalars = {},
+                                     const Tolerance* tol = nullptr) {
+  std::vector<HostArg> args;
+  for (size_t i = 0; i < fusion.inputs().size(); ++i) {
+    if (fusion.inputs()[i]->is_tensor)
+      args.emplace_back(inputs[i]);
+    else
+      args.emplace_back(scalars.at(i));
+  }
+  std::vector<HostTensor> expected = run_reference(fusion, args);
+  std::vector<HostTensor> actual = run_cpu(backend, fusion, inputs, out_layouts, scalars);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t o = 0; o < actual.size(); ++o) {
+    Comparison c = compare_tensors(actual[o], expected[o], tol ? *tol : default_tolerance(expected[o].dtype()));
+    EXPECT_TRUE(c.ok) << "output " << o << ": " << c.mismatches << " mismatches, first " << c.first_mismatch;
+  }
+}
+
+}  // namespace vf::test

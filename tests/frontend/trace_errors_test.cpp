@@ -1,0 +1,105 @@
+// The trace reader on malformed traces: every error is a TraceError with its line, column and a
+// message saying what was expected and what was found.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "frontend/trace_reader.h"
+
+namespace vf {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct BadTrace {
+  const char* name;
+  std::string text;
+  int line;
+  int column;
+  const char* message;
+};
+
+// Two-line header: `def f(x):` and x's annotation; the statement under test is on line 3.
+std::string with_x(const std::string& body) { return "def f(x):\n  # x: \"cpu f32[2, 3]\"\n" + body; }
+
+std::vector<BadTrace> bad_traces() {
+  std::string deep = "  y = prims.neg(" + std::string(200, '(') + "x" + std::string(200, ')') + ")\n";
+  return {
+      {"UnknownPrim", with_x("  y = prims.matmul(x, x)\n  return y\n"), 3, 7, "unsupported op 'prims.matmul'"},
+      {"UnknownTorchOp", with_x("  y = torch.nn.functional.linear(x, x)\n  return y\n"), 3, 7,
+       "unsupported op 'torch.nn.functional.linear'"},
+      {"PrimsTake", with_x("  y = prims.take(x, x, 0)\n  return y\n"), 3, 7, "unsupported op 'prims.take'"},
+      {"MissingAnnotation", "def f(x, w):\n  # x: \"cpu f32[2]\"\n  return x\n", 1, 10,
+       "argument 'w' has no annotation"},
+      {"AnnotationShapeMismatch", with_x("  y = prims.neg(x)  # y: \"cpu f32[2, 4]\"\n  return y\n"), 3, 27,
+       "annotation of 'y' expects f32[2, 4] but f32[2, 3] was inferred"},
+      {"AnnotationDTypeMismatch", with_x("  y = prims.neg(x)  # y: \"cpu f64[2, 3]\"\n  return y\n"), 3, 27,
+       "expects f64[2, 3] but f32[2, 3] was inferred"},
+      {"ViewKeyword", with_x("  y = Tensor.view(x, 6, bad=1)\n  return y\n"), 3, 29, "unexpected keyword argument 'bad'"},
+      {"TooManyArgs", with_x("  y = prims.add(x, x, x)\n  return y\n"), 3, 23,
+       "prims.add: takes at most 2 argument(s) (a, b), got 3"},
+      {"MissingArg", with_x("  y = prims.add(x)\n  return y\n"), 3, 7, "prims.add: missing argument 'b'"},
+      {"UnknownKeyword", with_x("  y = prims.sum(x, (0,), foo=1)\n  return y\n"), 3, 30,
+       "unexpected keyword argument 'foo'"},
+      {"UseAfterDel", with_x("  del x\n  y = prims.neg(x)\n  return y\n"), 4, 17, "'x' is used after 'del x' at line 3"},
+      {"UndefinedName", with_x("  y = prims.neg(z)\n  return y\n"), 3, 17, "undefined name 'z'"},
+      {"DelUndefined", with_x("  del q\n  return x\n"), 3, 7, "undefined name 'q'"},
+      {"Redefinition", with_x("  x = prims.neg(x)\n  return x\n"), 3, 3, "'x' is already defined at line 2"},
+      {"UnmatchedClose", with_x("  y = prims.neg(x))\n  return y\n"), 3, 19, "unmatched ')'"},
+      {"MissingEquals", with_x("  y prims.neg(x)\n  return y\n"), 3, 5, "expected '=' after the assignment target"},
+      {"ExpressionStatement", with_x("  prims.neg(x)\n  return x\n"), 3, 15, "expected '='"},
+      {"UnterminatedString", with_x("  y = prims.convert_element_type(x, \"f32)\n  return y\n"), 3, 37,
+       "unterminated string"},
+      {"UnterminatedBracket", with_x("  y = prims.neg(x\n  return y\n"), 3, 16, "unterminated '('"},
+      {"BadDType", "def f(x):\n  # x: \"cpu f33[2]\"\n  return x\n", 2, 13, "unknown dtype 'f33'"},
+      {"BadAnnotationForm", "def f(x):\n  # x: \"cpu f32\"\n  return x\n", 2, 13, "expected \"device dtype[shape]\""},
+      {"HugeAnnotatedShape", "def f(x):\n  # x: \"cpu f32[99999999999999999999]\"\n  return x\n", 2, 13,
+       "too large"},
+      {"IntOverflow", with_x("  y = prims.add(x, 99999999999999999999)\n  return y\n"), 3, 20,
+       "does not fit in 64 bits"},
+      {"IntOneAboveMax", with_x("  y = prims.add(x, 9223372036854775808)\n  return y\n"), 3, 20,
+       "does not fit in int64"},
+      {"FloatOverflow", with_x("  y = prims.add(x, 1e999)\n  return y\n"), 3, 20, "overflows a double"},
+      {"HugeReshape", with_x("  y = prims.reshape(x, (4294967296, 4294967296))\n  return y\n"), 3, 24, "too large"},
+      {"ReshapeFromAddNode", with_x("  y = prims.reshape(x, (4, 2))\n  return y\n"), 3, 7,
+       "cannot reshape [2, 3] (6 elements) to [4, 2]"},
+      {"ShapeMismatchFromAddNode",
+       "def f(x, w):\n  # x: \"cpu f32[2, 3]\"\n  # w: \"cpu f32[3]\"\n  y = prims.add(x, w)\n  return y\n", 4, 7,
+       "operands must have the same shape"},
+      {"ExpandFromSpelling", with_x("  y = Tensor.expand(x, (5, 5))\n  return y\n"), 3, 7, "cannot expand"},
+      {"TooManyTargets", with_x("  a, b, c = prims.var_mean(x, (1,), correction=0)\n  return a\n"), 3, 13,
+       "returns 2 value(s), but 3 name(s)"},
+      {"DeepNesting", with_x(deep + "  return y\n"), 3, 0, "nested too deeply"},
+      {"MissingReturn", with_x("  y = prims.neg(x)\n"), 3, 1, "expected a 'return' statement"},
+      {"StatementAfterReturn", with_x("  return x\n  y = prims.neg(x)\n"), 4, 3, "expected nothing after 'return'"},
+      {"TwoFunctions", with_x("  return x\ndef g(x):\n  return x\n"), 4, 1, "second 'def g'"},
+      {"NonAsciiByte", with_x("  y = prims.neg(x) \xc3\xa9\n  return y\n"), 3, 20, "unexpected byte 0xc3"},
+      {"ScalarOutput", "def f(s):\n  # s: \"float\"\n  return s\n", 3, 10, "expected a tensor to return"},
+      {"ScalarTooStrong", "def f(x):\n  # x: \"cpu i32[2]\"\n  y = prims.add(x, 0.5)\n  return y\n", 3, 7,
+       "a float number cannot combine with i32 tensors"},
+  };
+}
+
+TEST(TraceErrors, EachBadTrace_ReportsLineColumnAndMessage) {
+  for (const BadTrace& bad : bad_traces()) {
+    SCOPED_TRACE(bad.name);
+    try {
+      read_trace(bad.text, "bad.py");
+      ADD_FAILURE() << "no error for " << bad.name;
+    } catch (const TraceError& e) {
+      EXPECT_EQ(e.file(), "bad.py");
+      EXPECT_EQ(e.line(), bad.line) << e.what();
+      if (bad.column) {
+        EXPECT_EQ(e.column(), bad.column) << e.what();
+      }
+      EXPECT_THAT(e.message(), HasSubstr(bad.message));
+      EXPECT_THAT(std::string(e.what()), HasSubstr("bad.py:" + std::to_string(bad.line) + ":"));
+    }
+  }
+}
+
+TEST(TraceErrors, MissingFile_IsTraceError) {
+  EXPECT_THROW(read_trace_file("/nonexistent/trace.py"), TraceError);
+}
+
+}  // namespace
+}  // namespace vf

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The CUDA suite, for a machine with an NVIDIA GPU: builds (unless BUILD_DIR holds a build), runs
+# every test (the GPU tests no longer skip), runs every example with --device cuda --check with and
+# without bookend, runs compute-sanitizer memcheck over the examples, and prints a summary.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+export VF_CACHE_DIR=${VF_CACHE_DIR:-$(mktemp -d)}
+
+if [ ! -x "$BUILD_DIR/viewfuse" ]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja >/dev/null && cmake --build "$BUILD_DIR" -j "$(nproc)" || exit 1
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+
+summary=()
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j 4 >ctest.log 2>&1
+rc=$?; tail -n 3 ctest.log; grep -E "Failed|\*\*\*" ctest.log | head -n 20
+summary+=("ctest: $(grep -E 'tests passed' ctest.log | tail -n 1)")
+
+pass=0; fail=0
+for trace in examples/*.py; do
+  for bookend in "" "--bookend"; do
+    if "$BUILD_DIR/viewfuse" run "$trace" --device cuda --check $bookend >example.log 2>&1; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1)); echo "FAILED: $trace $bookend"; cat example.log
+    fi
+  done
+done
+summary+=("examples --device cuda --check: $pass passed, $fail failed")
+
+san_errors=0; san_runs=0
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  for trace in examples/*.py; do
+    out=$(compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD_DIR/viewfuse" run "$trace" --device cuda --check 2>&1)
+    code=$?; san_runs=$((san_runs + 1))
+    if [ $code -ne 0 ]; then san_errors=$((san_errors + 1)); echo "memcheck FAILED on $trace"; echo "$out" | tail -n 30; fi
+  done
+  summary+=("compute-sanitizer memcheck: $san_runs runs, $san_errors with errors")
+else
+  summary+=("compute-sanitizer: not found")
+fi
+
+echo; echo "==== GPU suite summary ($(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
+printf '  %s\n' "${summary[@]}"
+[ $rc -eq 0 ] && [ $fail -eq 0 ] && [ $san_errors -eq 0 ]
