@@ -1,8 +1,9 @@
 // The CPU emitter: kernel IR to a C++ translation unit for the host compiler.
 //
 // The work items [0, cpu_extent) are the points of all loop nests, nest after nest, each nest's
-// points in row-major order. An entry call covers [begin, end): per nest it unravels the first
-// point once and then walks the innermost dim in a plain loop, carrying into outer dims.
+// points in row-major order. An entry call covers [begin, end): a flat nest (every buffer
+// contiguous in the loop order) is one plain loop over element positions; any other nest unravels
+// its first point once and then walks the innermost dim in a plain loop, carrying into outer dims.
 #include "codegen/emit_source.h"
 
 namespace vf {
@@ -31,6 +32,12 @@ void emit_nest(const LoopNest& nest, int n, std::string& out) {
   out += "    const vf_i64 hi = end - base < numel ? end - base : numel;\n";
   out += "    base += numel;\n";
   out += "    if (lo < hi) {\n";
+  if (nest.flat) {
+    out += "      for (vf_i64 flat = lo; flat < hi; ++flat) {\n";
+    emit_nest_body(nest, vars, "vf_i64", "        ", out, "flat");
+    out += "      }\n    }\n  }\n";
+    return;
+  }
   if (rank == 0) {
     emit_nest_body(nest, vars, "vf_i64", "      ", out);
     out += "    }\n  }\n";

@@ -164,8 +164,9 @@ std::string apply_expr(const ValueExpr& e, const std::vector<std::string>& x) {
   return e.dtype == e.operand_dtype ? rounded(e.dtype, call) : call;
 }
 
-std::string load_expr(DType dtype, const std::string& ptr, const std::string& index) {
-  const std::string elem = std::string("((const ") + memory_type(dtype) + "*)" + ptr + ")[" + index + "]";
+}  // namespace
+
+std::string from_memory(DType dtype, const std::string& elem) {
   switch (dtype) {
     case DType::Bool: return "(" + elem + " != 0)";
     case DType::Float16: return "vf_f16_bits_to_f32(" + elem + ")";
@@ -173,6 +174,14 @@ std::string load_expr(DType dtype, const std::string& ptr, const std::string& in
     default: return elem;
   }
 }
+
+namespace {
+
+std::string load_expr(DType dtype, const std::string& ptr, const std::string& index) {
+  return from_memory(dtype, std::string("((const ") + memory_type(dtype) + "*)" + ptr + ")[" + index + "]");
+}
+
+}  // namespace
 
 std::string store_value(DType dtype, const std::string& v) {
   switch (dtype) {
@@ -182,8 +191,6 @@ std::string store_value(DType dtype, const std::string& v) {
     default: return v;
   }
 }
-
-}  // namespace
 
 const char* compute_type(DType dtype) {
   switch (dtype) {
@@ -235,8 +242,37 @@ void emit_args_struct(const KernelAbi& abi, std::string& out) {
     out += "VF_CHECK_OFFSET(VfArgs, f" + std::to_string(k) + ", " + std::to_string(abi.fields[k].offset) + ")\n";
 }
 
+std::string index_ref(const LoopNest& nest, int id, const std::vector<std::string>& vars) {
+  return index_expr(nest, id, vars);
+}
+
+void emit_index_defs(const LoopNest& nest, const std::vector<int>& roots, const std::vector<std::string>& vars,
+                     const char* index_type, const std::string& indent, std::string& out) {
+  std::vector<char> need(nest.indices.size(), 0);
+  std::vector<int> stack = roots;
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    if (id < 0 || need[id]) continue;
+    need[id] = 1;
+    const IndexExpr& e = nest.indices[id];
+    if (e.op == IndexOp::Var || e.op == IndexOp::Const || e.op == IndexOp::Param) continue;
+    stack.insert(stack.end(), {e.a, e.b, e.c});
+  }
+  for (size_t id = 0; id < nest.indices.size(); ++id) {
+    if (!need[id]) continue;
+    const std::string def = index_def(nest, static_cast<int>(id), vars);
+    if (!def.empty()) out += indent + "const " + index_type + " j" + std::to_string(id) + " = " + def + ";\n";
+  }
+}
+
 void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, const char* index_type,
-                    const std::string& indent, std::string& out) {
+                    const std::string& indent, std::string& out, const std::string& flat,
+                    const std::unordered_map<int, std::string>* load_override) {
+  auto overridden = [&](int id) { return load_override && load_override->count(id); };
+  VF_INTERNAL_CHECK(flat.empty() || nest.flat, "flat emission of a nest that is not flat");
+  // In flat emission an access at offset field f is `a.f + flat`.
+  auto flat_index = [&](int offset_field) { return field_name(offset_field) + " + " + flat; };
   // Mark what the stores need.
   std::vector<char> need_index(nest.indices.size(), 0), need_value(nest.values.size(), 0);
   auto mark_index = [&](auto& self, int id) -> void {
@@ -250,7 +286,7 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
   };
   std::vector<int> stack;
   for (const StoreStmt& s : nest.stores) {
-    mark_index(mark_index, s.index);
+    if (flat.empty()) mark_index(mark_index, s.index);
     stack.push_back(s.value);
   }
   while (!stack.empty()) {
@@ -259,7 +295,7 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
     if (need_value[id]) continue;
     need_value[id] = 1;
     const ValueExpr& e = nest.values[id];
-    mark_index(mark_index, e.index);
+    if (e.op != ValueOp::Load || (flat.empty() && !overridden(id))) mark_index(mark_index, e.index);
     mark_index(mark_index, e.pred);
     for (int a : e.args) stack.push_back(a);
   }
@@ -278,7 +314,12 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
     std::string def;
     switch (e.op) {
       case ValueOp::Load: {
-        def = load_expr(e.dtype, field_name(e.param), ix(e.index));
+        if (overridden(static_cast<int>(id)))
+          def = load_override->at(static_cast<int>(id));
+        else if (flat == kVectorLane)
+          def = from_memory(e.dtype, "p" + std::to_string(id) + ".e[lane]");
+        else
+          def = load_expr(e.dtype, field_name(e.param), flat.empty() ? ix(e.index) : flat_index(e.flat_offset));
         if (e.pred >= 0) def = "(" + ix(e.pred) + " ? " + def + " : (" + compute_type(e.dtype) + ")0)";
         break;
       }
@@ -293,9 +334,15 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
     }
     out += indent + "const " + compute_type(e.dtype) + " v" + std::to_string(id) + " = " + def + ";\n";
   }
-  for (const StoreStmt& s : nest.stores) {
-    out += indent + "((" + memory_type(s.dtype) + "*)" + field_name(s.param) + ")[" + ix(s.index) +
-           "] = " + store_value(s.dtype, "v" + std::to_string(s.value)) + ";\n";
+  for (size_t k = 0; k < nest.stores.size(); ++k) {
+    const StoreStmt& s = nest.stores[k];
+    if (flat == kVectorLane) {
+      out += indent + "s" + std::to_string(k) + ".e[lane] = " + store_value(s.dtype, "v" + std::to_string(s.value)) + ";\n";
+      continue;
+    }
+    out += indent + "((" + memory_type(s.dtype) + "*)" + field_name(s.param) + ")[" +
+           (flat.empty() ? ix(s.index) : flat_index(s.flat_offset)) + "] = " +
+           store_value(s.dtype, "v" + std::to_string(s.value)) + ";\n";
   }
 }
 

@@ -83,6 +83,12 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
     VF_INTERNAL_CHECK(args.outputs[o].layout != nullptr, "pack_launch: output ", o, " has no layout");
     check_classes(abi.output_classes[o], *args.outputs[o].layout, "output", static_cast<int>(o));
   }
+  for (int32_t i : abi.contiguous_inputs)
+    VF_INTERNAL_CHECK(args.inputs[i].layout->is_contiguous(), "pack_launch: input ", i, " layout ",
+                      args.inputs[i].layout->to_string(), " is not contiguous; the kernel was generated for one");
+  for (int32_t o : abi.contiguous_outputs)
+    VF_INTERNAL_CHECK(args.outputs[o].layout->is_contiguous(), "pack_launch: output ", o, " layout ",
+                      args.outputs[o].layout->to_string(), " is not contiguous; the kernel was generated for one");
   // Composed view layouts: the spec's when the input layout is the spec's, recomputed otherwise.
   std::vector<Layout> recomputed;
   auto view_of = [&](int v) -> const Layout& {
@@ -96,6 +102,9 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
     }
     return recomputed[v];
   };
+  for (int32_t v : abi.contiguous_views)
+    VF_INTERNAL_CHECK(view_of(v).is_contiguous(), "pack_launch: view ", v, " layout ", view_of(v).to_string(),
+                      " is not contiguous; the kernel was generated for one");
   block.args.resize(abi.size);
   std::byte* base = block.args.data();
   for (const AbiField& f : abi.fields) {

@@ -63,6 +63,8 @@ struct KernelAbi {
   // The stride class each buffer dim was generated for (see kernel_ir.h StrideClass), checked
   // at launch: input_classes[i][d], output_classes[o][d], view_classes[v][d].
   std::vector<std::vector<uint8_t>> input_classes, output_classes, view_classes;
+  // Buffers a flat loop nest reads or writes as contiguous (row-major) arrays; checked at launch.
+  std::vector<int32_t> contiguous_inputs, contiguous_views, contiguous_outputs;
   bool index32 = false;  // CUDA: index math in 32 bits (every extent and storage span < 2^31)
   int32_t block_size = 256;  // CUDA threads per block
 };

@@ -33,6 +33,8 @@ size_t LoopNest::Hash::operator()(const ValueExpr& e) const {
   h = mix(h, static_cast<uint64_t>(e.param2));
   h = mix(h, static_cast<uint64_t>(e.index));
   h = mix(h, static_cast<uint64_t>(e.pred));
+  h = mix(h, static_cast<uint64_t>(e.flat_offset));
+  h = mix(h, static_cast<uint64_t>(e.unit_var));
   h = mix(h, static_cast<uint64_t>(e.constant.i));
   for (int a : e.args) h = mix(h, static_cast<uint64_t>(a));
   return h;

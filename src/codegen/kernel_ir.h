@@ -55,6 +55,8 @@ struct ValueExpr {
   DType operand_dtype = DType::Float32;
   OpKind fn = OpKind::Add;
   int param = -1, param2 = -1, index = -1, pred = -1;
+  int flat_offset = -1;  // Load in a flat nest: the offset field (element = offset + flat index)
+  int unit_var = -1;     // Load: the loop dim whose step moves the address by one element, if any
   Scalar constant;
   std::vector<int> args;
   bool operator==(const ValueExpr&) const = default;
@@ -65,10 +67,14 @@ struct StoreStmt {
   DType dtype = DType::Float32;
   int index = -1;  // element offset
   int value = -1;
+  int flat_offset = -1;  // in a flat nest: the offset field
 };
 
 struct LoopNest {
   std::vector<int> extents;  // one param (OutputSize field) per loop dim
+  // Every load and store is unguarded and contiguous in the nest's row-major order, so element
+  // k of the flattened space is at offset + k in every buffer: emitted without index math.
+  bool flat = true;
   std::vector<IndexExpr> indices;
   std::vector<ValueExpr> values;
   std::vector<StoreStmt> stores;

@@ -18,6 +18,11 @@ struct ViewOf {
   Layout layout;
 };
 
+// A size-1 dim's index is always 0, so its stride never matters: it is baked as Zero.
+StrideClass dim_class(const Layout& l, int64_t d) {
+  return l.sizes[d] == 1 ? StrideClass::Zero : stride_class(l.strides[d]);
+}
+
 // Constant fields for iota's start and step are never narrowed to 32 bits (see finalize_abi).
 constexpr int32_t kWideConstantSlot = 1000;
 
@@ -82,6 +87,9 @@ class Lowering {
   void lower_group(const std::vector<int>& outs) {
     nest_ = &ir_.nests.emplace_back();
     memo_.clear();
+    flat_inputs_.clear();
+    flat_views_.clear();
+    flat_outputs_.clear();
     const Value* first = fusion_.outputs()[outs[0]];
     ir_.abi.nests.push_back({outs[0]});
     std::vector<int> idx;
@@ -97,16 +105,34 @@ class Lowering {
       classes.clear();
       int index = nest_->param(ir_.field(AbiFieldKind::OutputOffset, o));
       for (int64_t d = 0; d < l.rank(); ++d) {
-        const StrideClass c = stride_class(l.strides[d]);
+        const StrideClass c = dim_class(l, d);
         classes.push_back(static_cast<uint8_t>(c));
         index = add(index, scaled(idx[d], c, AbiFieldKind::OutputStride, o, d));
       }
       StoreStmt s;
+      if (l.is_contiguous()) {
+        s.flat_offset = ir_.field(AbiFieldKind::OutputOffset, o);
+        flat_outputs_.push_back(o);
+      } else {
+        nest_->flat = false;
+      }
       s.param = ir_.field(AbiFieldKind::OutputData, o);
       s.dtype = out->dtype;
       s.index = index;
       s.value = value;
       nest_->stores.push_back(s);
+    }
+    if (nest_->flat) {
+      auto append = [](std::vector<int32_t>& to, const std::vector<int32_t>& from) {
+        for (int32_t x : from)
+          if (std::find(to.begin(), to.end(), x) == to.end()) to.push_back(x);
+      };
+      append(ir_.abi.contiguous_inputs, flat_inputs_);
+      append(ir_.abi.contiguous_views, flat_views_);
+      append(ir_.abi.contiguous_outputs, flat_outputs_);
+    } else {
+      for (StoreStmt& s : nest_->stores) s.flat_offset = -1;
+      for (ValueExpr& e : nest_->values) e.flat_offset = -1;
     }
   }
 
@@ -184,11 +210,28 @@ class Lowering {
     classes->clear();
     int index = nest_->param(ir_.field(offset_kind, buffer));
     for (int64_t d = 0; d < view.layout.rank(); ++d) {
-      const StrideClass c = stride_class(view.layout.strides[d]);
+      const StrideClass c = dim_class(view.layout, d);
       classes->push_back(static_cast<uint8_t>(c));
       index = add(index, scaled(idx[d], c, stride_kind, buffer, d));
     }
     ValueExpr e;
+    const bool in_order = pred < 0 && idx.size() == nest_->extents.size() && view.layout.is_contiguous() &&
+                          [&] {
+                            for (size_t d = 0; d < idx.size(); ++d)
+                              if (idx[d] != nest_->var(static_cast<int64_t>(d))) return false;
+                            return true;
+                          }();
+    if (in_order) {
+      e.flat_offset = ir_.field(offset_kind, buffer);
+      (view.steps.empty() ? flat_inputs_ : flat_views_).push_back(buffer);
+    } else {
+      nest_->flat = false;
+    }
+    for (int64_t d = 0; d < view.layout.rank(); ++d) {
+      if (static_cast<StrideClass>((*classes)[d]) != StrideClass::One) continue;
+      for (size_t k = 0; k < nest_->extents.size(); ++k)
+        if (idx[d] == nest_->var(static_cast<int64_t>(k))) e.unit_var = static_cast<int>(k);
+    }
     e.op = ValueOp::Load;
     e.dtype = v->dtype;
     e.param = ir_.field(AbiFieldKind::InputData, view.input);
@@ -235,6 +278,7 @@ class Lowering {
   std::unordered_map<const Value*, ViewOf> views_;
   std::unordered_map<const Value*, int> view_ids_;
   std::map<std::tuple<const Value*, std::vector<int>, int>, int> memo_;
+  std::vector<int32_t> flat_inputs_, flat_views_, flat_outputs_;  // of the current nest
 };
 
 // Reshape: dims of the input and output shapes are matched in groups of equal numel; within a
@@ -408,6 +452,7 @@ int Lowering::lower_node(const Node& n, const Value* out, const std::vector<int>
     }
     case OpKind::Iota: {
       const auto& a = n.attr<IotaAttrs>();
+      nest_->flat = false;  // iota reads the loop index
       ValueExpr e;
       e.op = ValueOp::Iota;
       e.dtype = a.dtype;

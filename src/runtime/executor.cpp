@@ -39,7 +39,7 @@ void check_args(const Fusion& fusion, const std::vector<Arg>& args, Device devic
     } else {
       const Scalar* s = std::get_if<Scalar>(&args[i]);
       VF_USER_CHECK(s, "input '", in->name, "' expects a number (", in->type_string(), "), got a tensor");
-      VF_USER_CHECK(s->kind <= in->scalar_kind, "input '", in->name, "' expects a ", in->type_string(),
+      VF_USER_CHECK(s->kind <= in->scalar_kind, "input '", in->name, "' expects a number of kind ", in->type_string(),
                     ", got a ", scalar_kind_name(s->kind));
     }
   }

@@ -262,3 +262,56 @@ TEST(CodegenCpu, CompilerFailure_ReportsOutputAndSource) {
 
 }  // namespace
 }  // namespace vf
+
+namespace vf {
+namespace {
+
+// Size-1 dims may have any stride (PyTorch leaves them arbitrary); the source ignores them.
+TEST(CodegenCpu, SizeOneDimStrides_GiveSameSource) {
+  Fusion f;
+  Value* a = f.add_tensor_input("a", DType::Float32, {3, 1, 4});
+  f.add_output(f.add(OpKind::Abs, {a}));
+  KernelSpec s1{&f, {Layout{{3, 1, 4}, {4, 4, 1}, 0}}, {Layout::contiguous({3, 1, 4})}};
+  KernelSpec s2{&f, {Layout{{3, 1, 4}, {4, 77, 1}, 0}}, {Layout{{3, 1, 4}, {4, 1, 1}, 0}}};
+  EXPECT_EQ(generate_kernel(s1, Target::Cpu).source, generate_kernel(s2, Target::Cpu).source);
+  EXPECT_EQ(generate_kernel(s1, Target::Cuda).source, generate_kernel(s2, Target::Cuda).source);
+}
+
+}  // namespace
+}  // namespace vf
+
+namespace vf {
+namespace {
+
+// Contiguous buffers in loop order make a flat nest: no index math, and launching it on a
+// non-contiguous layout (another layout class) is refused.
+TEST(CodegenCpu, ContiguousBuffers_FlatNestWithoutIndexMath) {
+  Fusion f;
+  Value* a = f.add_tensor_input("a", DType::Float32, {4, 6});
+  Value* b = f.add_tensor_input("b", DType::Float32, {4, 6});
+  f.add_output(f.add(OpKind::Mul, {a, b}));
+  KernelSpec spec{&f, {Layout::contiguous({4, 6}, 3), Layout::contiguous({4, 6})}, {Layout::contiguous({4, 6})}};
+  GeneratedKernel k = generate_kernel(spec, Target::Cpu);
+  const std::string body = k.source.substr(k.source.find("extern \"C\""));
+  EXPECT_EQ(body.find(" % "), std::string::npos) << body;
+  EXPECT_THAT(body, HasSubstr("+ flat]"));
+  EXPECT_EQ(k.abi.contiguous_inputs.size(), 2u);
+  const Layout other{{4, 6}, {8, 1}, 0};  // same stride classes, not contiguous
+  float buf[64] = {};
+  KernelBuffer ins[2] = {{buf, &other}, {buf, &spec.input_layouts[1]}};
+  KernelBuffer outs[1] = {{buf, &spec.output_layouts[0]}};
+  Scalar scalars[2];
+  LaunchBlock block;
+  try {
+    pack_launch(k, KernelArgs{ins, scalars, outs, nullptr}, 0, block);
+    FAIL() << "expected an InternalError";
+  } catch (const InternalError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("not contiguous"));
+  }
+  // A padded (row stride 8) input gives a strided nest that still matches the reference.
+  std::vector<HostTensor> in{random_with_layout(DType::Float32, other, 50), random_contiguous(DType::Float32, {4, 6}, 51)};
+  expect_matches_reference(backend(), f, in);
+}
+
+}  // namespace
+}  // namespace vf

@@ -130,5 +130,54 @@ TEST(CodegenGpu, IntegerOpsAndLargeExtent_MatchCpu) {
   expect_gpu_matches_cpu(f, {random_tensor(DType::Int32, {1000, 700}, 43), random_tensor(DType::Int32, {1000, 700}, 44)});
 }
 
+// Flat nests: the 16-byte vector path (aligned offsets) and the scalar fallback (offset 1), with
+// an element count that leaves a tail.
+TEST(CodegenGpu, FlatVectorPathAndTail_MatchCpu) {
+  for (int64_t offset : {0, 8, 1}) {
+    Fusion f;
+    Value* a = f.add_tensor_input("a", DType::BFloat16, {1001});
+    Value* b = f.add_tensor_input("b", DType::Float32, {1001});
+    Value* sum = f.add(OpKind::Add, {f.add(OpKind::ConvertElementType, {a}, CastAttrs{DType::Float32}), b});
+    f.add_output(sum);
+    f.add_output(f.add(OpKind::ConvertElementType, {sum}, CastAttrs{DType::Float16}));
+    HostTensor ta = tensor_with_layout(DType::BFloat16, Layout::contiguous({1001}, offset));
+    HostTensor tb = tensor_with_layout(DType::Float32, Layout::contiguous({1001}, offset));
+    std::vector<double> va = values(random_tensor(DType::BFloat16, {1001}, 45));
+    std::vector<double> vb = values(random_tensor(DType::Float32, {1001}, 46));
+    test::fill(ta, [&](int64_t k) { return va[k]; });
+    test::fill(tb, [&](int64_t k) { return vb[k]; });
+    SCOPED_TRACE(offset);
+    expect_gpu_matches_cpu(f, {ta, tb});
+  }
+}
+
+TEST(CodegenGpu, ElementwiseOpsAndCasts_MatchCpu) {
+  const OpKind unary[] = {OpKind::Abs, OpKind::Neg, OpKind::Exp, OpKind::Exp2, OpKind::Expm1, OpKind::Log,
+                          OpKind::Log1p, OpKind::Log2, OpKind::Log10, OpKind::Sqrt, OpKind::Rsqrt,
+                          OpKind::Reciprocal, OpKind::Sin, OpKind::Cos, OpKind::Tan, OpKind::Tanh, OpKind::Sinh,
+                          OpKind::Cosh, OpKind::Asin, OpKind::Acos, OpKind::Atan, OpKind::Erf, OpKind::Erfc,
+                          OpKind::Erfinv, OpKind::Sign, OpKind::Floor, OpKind::Ceil, OpKind::Round, OpKind::Trunc,
+                          OpKind::IsFinite, OpKind::Signbit};
+  const DType all[] = {DType::Bool, DType::UInt8, DType::Int8, DType::Int16, DType::Int32,
+                       DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+  for (DType dtype : all) {
+    Fusion f;
+    Value* a = f.add_tensor_input("a", dtype, {257});
+    Value* b = f.add_tensor_input("b", dtype, {257});
+    if (is_floating(dtype)) {
+      for (OpKind op : unary) f.add_output(f.add(op, {a}));
+      for (OpKind op : {OpKind::Pow, OpKind::Atan2, OpKind::Div, OpKind::Maximum, OpKind::Remainder, OpKind::Fmod})
+        f.add_output(f.add(op, {a, b}));
+    } else if (!is_bool(dtype)) {
+      for (OpKind op : {OpKind::Add, OpKind::Mul, OpKind::Div, OpKind::Pow, OpKind::Remainder, OpKind::Fmod,
+                        OpKind::BitwiseXor, OpKind::Minimum})
+        f.add_output(f.add(op, {a, b}));
+    }
+    for (DType to : all) f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{to}));
+    SCOPED_TRACE(dtype_short_name(dtype));
+    expect_gpu_matches_cpu(f, {random_tensor(dtype, {257}, 47), random_tensor(dtype, {257}, 48)});
+  }
+}
+
 }  // namespace
 }  // namespace vf
