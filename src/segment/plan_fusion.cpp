@@ -279,4 +279,10 @@ Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts,
   return Planner(fusion, input_layouts, options).run();
 }
 
+std::vector<Layout> contiguous_input_layouts(const Fusion& fusion) {
+  std::vector<Layout> layouts;
+  for (const Value* in : fusion.inputs()) layouts.push_back(in->is_tensor ? Layout::contiguous(in->shape) : Layout{});
+  return layouts;
+}
+
 }  // namespace vf

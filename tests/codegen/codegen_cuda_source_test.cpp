@@ -54,6 +54,11 @@ std::vector<std::unique_ptr<Fusion>> sample_fusions() {
     f.add_output(f.add(OpKind::Iota, {}, IotaAttrs{7, 3, 2, DType::Float32}));
     f.add_output(f.add(OpKind::Full, {}, FullAttrs{{3}, Scalar::from_float(INFINITY), DType::BFloat16}));
   });
+  make([](Fusion& f) {  // a transpose-like nest: the tiled schedule
+    Value* x = f.add_tensor_input("x", DType::Float16, {3, 40, 50});
+    Value* y = f.add_tensor_input("y", DType::Float16, {3, 50, 40});
+    f.add_output(f.add(OpKind::Mul, {f.add(OpKind::Transpose, {x}, PermuteAttrs{{0, 2, 1}}), y}));
+  });
   const OpKind unary[] = {OpKind::Abs, OpKind::Neg, OpKind::Exp, OpKind::Exp2, OpKind::Expm1, OpKind::Log,
                           OpKind::Log1p, OpKind::Log2, OpKind::Log10, OpKind::Sqrt, OpKind::Rsqrt,
                           OpKind::Reciprocal, OpKind::Sin, OpKind::Cos, OpKind::Tan, OpKind::Tanh, OpKind::Sinh,
@@ -125,6 +130,19 @@ TEST(CodegenCuda, EveryGeneratedSource_CompilesToSm90Cubin) {
     EXPECT_EQ(nvrtc_compile(k.source), "") << "fusion " << i << "\n" << k.source;
   }
 #endif
+}
+
+TEST(CodegenCuda, TransposeNest_UsesSharedMemoryTiles) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {64, 48});
+  f.add_output(f.add(OpKind::Neg, {f.add(OpKind::Transpose, {x}, PermuteAttrs{{1, 0}})}));
+  const std::string source = generate_kernel(contiguous_spec(f), Target::Cuda).source;
+  EXPECT_THAT(source, HasSubstr("__shared__ float"));
+  EXPECT_THAT(source, HasSubstr("__syncthreads()"));
+  // Elementwise on contiguous buffers needs no tiles.
+  Fusion g;
+  g.add_output(g.add(OpKind::Neg, {g.add_tensor_input("x", DType::Float32, {64, 48})}));
+  EXPECT_EQ(generate_kernel(contiguous_spec(g), Target::Cuda).source.find("__shared__"), std::string::npos);
 }
 
 TEST(CodegenCuda, IndexWidth_FollowsLayoutClass) {

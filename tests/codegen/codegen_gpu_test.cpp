@@ -151,6 +151,25 @@ TEST(CodegenGpu, FlatVectorPathAndTail_MatchCpu) {
   }
 }
 
+// Transpose-like nests take the shared-memory tiled schedule.
+TEST(CodegenGpu, TiledTranspose_MatchesCpu) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::BFloat16, {2, 130, 33, 7});
+  Value* y = f.add_tensor_input("y", DType::BFloat16, {2, 7, 33, 130});
+  Value* t = f.add(OpKind::Transpose, {x}, PermuteAttrs{{0, 3, 2, 1}});
+  f.add_output(f.add(OpKind::Add, {t, y}));
+  f.add_output(f.add(OpKind::Sub, {t, y}));
+  KernelSpec spec{&f, {Layout::contiguous({2, 130, 33, 7}), Layout::contiguous({2, 7, 33, 130})},
+                  {Layout::contiguous({2, 7, 33, 130}), Layout::contiguous({2, 7, 33, 130})}};
+  EXPECT_NE(generate_kernel(spec, Target::Cuda).source.find("__shared__"), std::string::npos);
+  expect_gpu_matches_cpu(f, {random_tensor(DType::BFloat16, {2, 130, 33, 7}, 49),
+                             random_tensor(DType::BFloat16, {2, 7, 33, 130}, 50)});
+  Fusion g;
+  Value* a = g.add_tensor_input("a", DType::Float32, {1000, 700});
+  g.add_output(g.add(OpKind::Exp, {g.add(OpKind::Transpose, {a}, PermuteAttrs{{1, 0}})}));
+  expect_gpu_matches_cpu(g, {random_tensor(DType::Float32, {1000, 700}, 51)});
+}
+
 TEST(CodegenGpu, ElementwiseOpsAndCasts_MatchCpu) {
   const OpKind unary[] = {OpKind::Abs, OpKind::Neg, OpKind::Exp, OpKind::Exp2, OpKind::Expm1, OpKind::Log,
                           OpKind::Log1p, OpKind::Log2, OpKind::Log10, OpKind::Sqrt, OpKind::Rsqrt,

@@ -18,17 +18,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<Layout> contiguous_inputs(const Fusion& f) {
-  std::vector<Layout> layouts;
-  for (const Value* in : f.inputs()) layouts.push_back(in->is_tensor ? Layout::contiguous(in->shape) : Layout{});
-  return layouts;
-}
-
 nlohmann::json plan_json(const std::string& relative_path, bool bookend) {
   Fusion f = read_trace_file((fs::path(VF_SOURCE_DIR) / relative_path).string());
   PlanOptions options;
   options.bookend = bookend;
-  return explain_json(f, plan_fusion(f, contiguous_inputs(f), options));
+  return explain_json(f, plan_fusion(f, contiguous_input_layouts(f), options));
 }
 
 TEST(Plan, SeedPermuteReshape_OneCopyKernel) {

@@ -28,12 +28,6 @@ struct RunOptions {
   std::string target = "cpu";
 };
 
-std::vector<vf::Layout> contiguous_layouts(const vf::Fusion& f) {
-  std::vector<vf::Layout> layouts;
-  for (const vf::Value* in : f.inputs()) layouts.push_back(in->is_tensor ? vf::Layout::contiguous(in->shape) : vf::Layout{});
-  return layouts;
-}
-
 int run_command(const RunOptions& o) {
   auto fusion = std::make_shared<vf::Fusion>(vf::read_trace_file(o.trace));
   const vf::Device device = o.device == "cuda" ? vf::Device::Cuda : vf::Device::Cpu;
@@ -76,7 +70,7 @@ int explain_command(const RunOptions& o) {
   vf::Fusion fusion = vf::read_trace_file(o.trace);
   vf::PlanOptions options;
   options.bookend = o.bookend;
-  vf::Plan plan = vf::plan_fusion(fusion, contiguous_layouts(fusion), options);
+  vf::Plan plan = vf::plan_fusion(fusion, vf::contiguous_input_layouts(fusion), options);
   if (o.json)
     std::cout << vf::explain_json(fusion, plan).dump(2) << "\n";
   else
@@ -88,7 +82,7 @@ int codegen_command(const RunOptions& o) {
   vf::Fusion fusion = vf::read_trace_file(o.trace);
   vf::PlanOptions options;
   options.bookend = o.bookend;
-  vf::Plan plan = vf::plan_fusion(fusion, contiguous_layouts(fusion), options);
+  vf::Plan plan = vf::plan_fusion(fusion, vf::contiguous_input_layouts(fusion), options);
   const vf::Target target = o.target == "cuda" ? vf::Target::Cuda : vf::Target::Cpu;
   for (size_t i = 0; i < plan.segments.size(); ++i) {
     const vf::Segment& s = plan.segments[i];
