@@ -52,8 +52,8 @@ struct AbiNest {
   int32_t output = 0;
 };
 
-// The argument block: `fields` in declaration order of the source's struct `VfArgs`, whose
-// member k is named `f<k>`. Fields are ordered by decreasing alignment, so offsets are packed.
+// The argument block: the source declares `struct VfArgs` with member `f<k>` for fields[k] at
+// byte offset fields[k].offset (8-byte fields first, then 4-byte ones, so there is no padding).
 struct KernelAbi {
   std::vector<AbiField> fields;
   std::vector<AbiView> views;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
+#include <filesystem>
+
 #include "base/error.h"
 #include "codegen/generate_kernel.h"
 #include "codegen_test_util.h"
@@ -255,8 +257,14 @@ TEST(CodegenCpu, CompilerFailure_ReportsOutputAndSource) {
     broken.prepare(spec);
     FAIL() << "expected an InternalError";
   } catch (const InternalError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("CPU kernel compilation failed"));
-    EXPECT_THAT(e.what(), HasSubstr(".cpp"));
+    const std::string what = e.what();
+    EXPECT_THAT(what, HasSubstr("CPU kernel compilation failed"));
+    const size_t at = what.find("/vf_failed_");
+    ASSERT_NE(at, std::string::npos) << what;
+    const size_t start = what.rfind(' ', at) + 1;
+    const std::string kept = what.substr(start, what.find('\n', at) - start);
+    EXPECT_TRUE(std::filesystem::exists(kept)) << kept;
+    std::filesystem::remove(kept);
   }
 }
 

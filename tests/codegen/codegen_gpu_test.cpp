@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
+#include <cstdio>
 #include <functional>
 
 #include "codegen/generate_kernel.h"
@@ -195,6 +196,83 @@ TEST(CodegenGpu, ElementwiseOpsAndCasts_MatchCpu) {
     for (DType to : all) f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{to}));
     SCOPED_TRACE(dtype_short_name(dtype));
     expect_gpu_matches_cpu(f, {random_tensor(dtype, {257}, 47), random_tensor(dtype, {257}, 48)});
+  }
+}
+
+// Kernel time of a few reference cases (run with --gtest_also_run_disabled_tests); prints only.
+double time_kernel_us(const Fusion& f, const std::vector<Layout>& in_layouts) {
+  CUcontext ctx;
+  int sms;
+  if (!gpu_available(&ctx, &sms)) return -1;
+  KernelSpec spec{&f, in_layouts, {}};
+  std::vector<CUdeviceptr> bufs;
+  std::vector<KernelBuffer> ins, outs;
+  for (size_t i = 0; i < in_layouts.size(); ++i) {
+    CUdeviceptr p;
+    cuMemAlloc(&p, in_layouts[i].storage_extent() * dtype_size(f.inputs()[i]->dtype));
+    bufs.push_back(p);
+  }
+  for (const Value* v : f.outputs()) spec.output_layouts.push_back(Layout::contiguous(v->shape));
+  for (size_t o = 0; o < spec.output_layouts.size(); ++o) {
+    CUdeviceptr p;
+    cuMemAlloc(&p, spec.output_layouts[o].numel() * dtype_size(f.outputs()[o]->dtype));
+    bufs.push_back(p);
+  }
+  for (size_t i = 0; i < in_layouts.size(); ++i) ins.push_back({reinterpret_cast<void*>(bufs[i]), &spec.input_layouts[i]});
+  for (size_t o = 0; o < spec.output_layouts.size(); ++o)
+    outs.push_back({reinterpret_cast<void*>(bufs[in_layouts.size() + o]), &spec.output_layouts[o]});
+  GeneratedKernel k = generate_kernel(spec, Target::Cuda);
+  std::vector<char> cubin = compile_cubin(k.source);
+  CUmodule module;
+  cuModuleLoadData(&module, cubin.data());
+  CUfunction fn;
+  cuModuleGetFunction(&fn, module, k.entry.c_str());
+  std::vector<Scalar> scalars(ins.size());
+  LaunchBlock block;
+  pack_launch(k, KernelArgs{ins, scalars, outs, nullptr}, sms, block);
+  void* params[] = {block.args.data()};
+  CUevent start, stop;
+  cuEventCreate(&start, 0);
+  cuEventCreate(&stop, 0);
+  for (int i = 0; i < 3; ++i) cuLaunchKernel(fn, block.grid, 1, 1, block.block, 1, 1, 0, nullptr, params, nullptr);
+  const int reps = 20;
+  cuEventRecord(start, nullptr);
+  for (int i = 0; i < reps; ++i) cuLaunchKernel(fn, block.grid, 1, 1, block.block, 1, 1, 0, nullptr, params, nullptr);
+  cuEventRecord(stop, nullptr);
+  cuEventSynchronize(stop);
+  float ms = 0;
+  cuEventElapsedTime(&ms, start, stop);
+  for (auto p : bufs) cuMemFree(p);
+  cuModuleUnload(module);
+  return 1000.0 * ms / reps;
+}
+
+TEST(CodegenGpu, DISABLED_Timings) {
+  {
+    Fusion f;
+    Value* a = f.add_tensor_input("a", DType::Float32, {8192, 8192});
+    Value* b = f.add_tensor_input("b", DType::Float32, {8192, 8192});
+    f.add_output(f.add(OpKind::Add, {f.add(OpKind::Transpose, {a}, PermuteAttrs{{1, 0}}), b}));
+    std::printf("transpose2d + add f32 [8192, 8192]: %.1f us\n",
+                time_kernel_us(f, {Layout::contiguous({8192, 8192}), Layout::contiguous({8192, 8192})}));
+  }
+  {
+    Fusion f;
+    Value* x = f.add_tensor_input("x", DType::BFloat16, {16, 32, 2048, 128});
+    Value* s = f.add(OpKind::Add, {f.add(OpKind::Mul, {x, f.add_constant(Scalar::from_float(0.5))}),
+                                   f.add_constant(Scalar::from_float(1.0))});
+    Value* t = f.add(OpKind::Transpose, {s}, PermuteAttrs{{0, 2, 1, 3}});
+    f.add_output(f.add(OpKind::Reshape, {t}, ReshapeAttrs{{16, 2048, 4096}}));
+    std::printf("merge heads producer bf16 [16, 32, 2048, 128]: %.1f us\n",
+                time_kernel_us(f, {Layout::contiguous({16, 32, 2048, 128})}));
+  }
+  {
+    Fusion f;
+    Value* a = f.add_tensor_input("a", DType::BFloat16, {16384, 4096});
+    Value* b = f.add_tensor_input("b", DType::BFloat16, {16384, 4096});
+    f.add_output(f.add(OpKind::Mul, {f.add(OpKind::Add, {a, b}), b}));
+    std::printf("flat (a + b) * b bf16 [16384, 4096]: %.1f us\n",
+                time_kernel_us(f, {Layout::contiguous({16384, 4096}), Layout::contiguous({16384, 4096})}));
   }
 }
 
