@@ -32,12 +32,13 @@ std::shared_ptr<Storage> Storage::wrap(std::byte* data, int64_t nbytes, std::sha
   std::shared_ptr<Storage> s(new Storage());
   s->data_ = data;
   s->nbytes_ = nbytes;
-  s->owner_ = owner ? std::move(owner) : std::make_shared<int>(0);
+  s->owns_ = false;
+  s->owner_ = std::move(owner);
   return s;
 }
 
 Storage::~Storage() {
-  if (owner_) return;
+  if (!owns_) return;
   std::free(data_);
   g_live_bytes -= nbytes_;
 }

@@ -28,7 +28,8 @@ class Storage {
   Storage() = default;
   std::byte* data_ = nullptr;
   int64_t nbytes_ = 0;
-  std::shared_ptr<void> owner_;  // set for wrapped memory, which this Storage does not free
+  bool owns_ = true;             // false for wrapped memory, which this Storage does not free
+  std::shared_ptr<void> owner_;  // keeps wrapped memory alive
 };
 
 // A strided view of a Storage. Copying a HostTensor shares the storage.

@@ -4,42 +4,33 @@
 #include <unordered_map>
 
 #include "base/error.h"
+#include "ir/check_input.h"
 #include "reference/element_access.h"
 #include "reference/reference_ops.h"
 
 namespace vf {
 namespace {
 
-// "f32[2, 3]" for a tensor argument, "float 2.5" for a scalar one.
-std::string describe_arg(const HostArg& arg) {
-  if (const auto* t = std::get_if<HostTensor>(&arg))
-    return std::string(dtype_short_name(t->dtype())) + shape_to_string(t->shape());
-  const Scalar& s = std::get<Scalar>(arg);
-  return std::string(scalar_kind_name(s.kind)) + " " + scalar_to_python(s);
-}
-
 // Checks one argument against its fusion input and returns it as the executor uses it (an int
 // given for a float input becomes a float, a bool for an int becomes an int).
 HostArg check_arg(const Value& input, const HostArg& arg) {
-  if (input.is_tensor) {
-    const auto* t = std::get_if<HostTensor>(&arg);
-    VF_USER_CHECK(t != nullptr, "input '", input.name, "' expects a tensor ", input.type_string(),
-                  ", got a number (", describe_arg(arg), ")");
-    VF_USER_CHECK(t->defined(), "input '", input.name, "' expects ", input.type_string(),
-                  ", got an undefined tensor");
-    VF_USER_CHECK(t->dtype() == input.dtype && t->shape() == input.shape, "input '", input.name,
-                  "' expects ", input.type_string(), ", got ", describe_arg(arg));
-    return arg;
+  const auto* t = std::get_if<HostTensor>(&arg);
+  ArgView view;
+  view.is_tensor = t != nullptr;
+  if (t) {
+    view.defined = t->defined();
+    view.dtype = t->dtype();
+    view.shape = &t->shape();
+  } else {
+    view.scalar = std::get<Scalar>(arg);
   }
-  const auto* s = std::get_if<Scalar>(&arg);
-  VF_USER_CHECK(s != nullptr, "input '", input.name, "' expects a number of kind ",
-                scalar_kind_name(input.scalar_kind), ", got a tensor ", describe_arg(arg));
-  VF_USER_CHECK(s->kind <= input.scalar_kind, "input '", input.name, "' expects a number of kind ",
-                scalar_kind_name(input.scalar_kind), ", got ", describe_arg(arg));
+  check_input(input, view);
+  if (t) return arg;
+  const Scalar& s = view.scalar;
   switch (input.scalar_kind) {
-    case ScalarKind::Bool: return *s;
-    case ScalarKind::Int: return Scalar::from_int(s->i);
-    case ScalarKind::Float: return Scalar::from_float(s->as_double());
+    case ScalarKind::Bool: return s;
+    case ScalarKind::Int: return Scalar::from_int(s.i);
+    case ScalarKind::Float: return Scalar::from_float(s.as_double());
   }
   VF_INTERNAL_ERROR("bad scalar kind");
 }
@@ -78,8 +69,7 @@ std::vector<HostTensor> run_reference_node(const Node& node, const std::vector<H
 
 std::vector<HostTensor> run_reference(const Fusion& fusion, const std::vector<HostArg>& args) {
   const auto& inputs = fusion.inputs();
-  VF_USER_CHECK(args.size() == inputs.size(), "the fusion takes ", inputs.size(), " input(s), got ",
-                args.size(), " argument(s)");
+  check_input_count(fusion, args.size());
   std::unordered_map<const Value*, HostArg> env;
   for (size_t i = 0; i < inputs.size(); ++i) env.emplace(inputs[i], check_arg(*inputs[i], args[i]));
 

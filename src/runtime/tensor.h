@@ -25,6 +25,13 @@ struct Tensor {
   bool defined() const { return owner != nullptr || data != nullptr; }
 };
 
+// A new buffer of `bytes` on `device` holding a tensor with `layout` (host memory is zero-filled).
+Tensor allocate_tensor(Device device, DType dtype, const Layout& layout, int64_t bytes);
+// The tensor's whole buffer copied to `device` (or shared, when it is there already).
+Tensor copy_to(const Tensor& t, Device device);
+// A HostTensor of the tensor's values: the same memory on the CPU, a copy of its buffer otherwise.
+HostTensor host_copy(const Tensor& t);
+
 // A host tensor as a runtime tensor, sharing its storage.
 Tensor to_tensor(const HostTensor& t);
 // A runtime tensor in host memory as a HostTensor view of the same memory.

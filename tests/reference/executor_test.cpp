@@ -38,7 +38,7 @@ struct TwoInputFusion {
 TEST(ReferenceExecutor, WrongArgumentCount_Throws) {
   TwoInputFusion t;
   EXPECT_THAT(user_error_of([&] { run_reference(t.f, {iota_tensor(DType::Float32, {2, 3})}); }),
-              HasSubstr("the fusion takes 2 input(s), got 1 argument(s)"));
+              HasSubstr("the fusion takes 2 argument(s), got 1"));
 }
 
 TEST(ReferenceExecutor, WrongShapeOrDtype_NamesInput) {

@@ -51,7 +51,7 @@ TEST(ExecutorArgs, FloatForIntScalar_Rejected) {
   OneInput p;
   CompiledFusion f(p.fusion, {}, nullptr);
   Tensor t = to_tensor(HostTensor::empty(DType::Float32, {2, 3}));
-  EXPECT_THAT(error_of(f, {t, Scalar::from_float(0.5)}), HasSubstr("input 's' expects a number of kind int, got a float"));
+  EXPECT_THAT(error_of(f, {t, Scalar::from_float(0.5)}), HasSubstr("input 's' expects a number of kind int, got float 0.5"));
 }
 
 TEST(ExecutorArgs, LayoutPastBuffer_Rejected) {
