@@ -1,5 +1,5 @@
-// Generated CUDA sources compile with NVRTC for sm_90 to CUBIN (compile only; no GPU needed), and
-// pack_launch fills the argument block the source declares.
+// Generated CUDA sources compile with NVRTC (the runtime's loader) for sm_90 to CUBIN; compile
+// only, no GPU needed. pack_launch fills the argument block the source declares.
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
@@ -7,25 +7,17 @@
 #include <functional>
 #include <memory>
 
-#include "codegen/generate_kernel.h"
 #include "base/error.h"
+#include "codegen/generate_kernel.h"
+#include "codegen_test_util.h"
 #include "ir/ir.h"
-
-#ifdef VF_TEST_HAVE_NVRTC
-#include <nvrtc.h>
-#endif
+#include "runtime/nvrtc_compiler.h"
 
 namespace vf {
 namespace {
 
 using ::testing::HasSubstr;
-
-KernelSpec contiguous_spec(const Fusion& f) {
-  KernelSpec spec{&f, {}, {}};
-  for (const Value* v : f.inputs()) spec.input_layouts.push_back(v->is_tensor ? Layout::contiguous(v->shape) : Layout{});
-  for (const Value* v : f.outputs()) spec.output_layouts.push_back(Layout::contiguous(v->shape));
-  return spec;
-}
+using test::contiguous_spec;
 
 // A set of fusions covering every op kind the pointwise lowering handles.
 std::vector<std::unique_ptr<Fusion>> sample_fusions() {
@@ -59,25 +51,19 @@ std::vector<std::unique_ptr<Fusion>> sample_fusions() {
     Value* y = f.add_tensor_input("y", DType::Float16, {3, 50, 40});
     f.add_output(f.add(OpKind::Mul, {f.add(OpKind::Transpose, {x}, PermuteAttrs{{0, 2, 1}}), y}));
   });
-  const OpKind unary[] = {OpKind::Abs, OpKind::Neg, OpKind::Exp, OpKind::Exp2, OpKind::Expm1, OpKind::Log,
-                          OpKind::Log1p, OpKind::Log2, OpKind::Log10, OpKind::Sqrt, OpKind::Rsqrt,
-                          OpKind::Reciprocal, OpKind::Sin, OpKind::Cos, OpKind::Tan, OpKind::Tanh, OpKind::Sinh,
-                          OpKind::Cosh, OpKind::Asin, OpKind::Acos, OpKind::Atan, OpKind::Erf, OpKind::Erfc,
-                          OpKind::Erfinv, OpKind::Sign, OpKind::Floor, OpKind::Ceil, OpKind::Round, OpKind::Trunc,
-                          OpKind::IsFinite, OpKind::Signbit};
-  for (DType dtype : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+  for (DType dtype : test::kFloatDTypes) {
     make([&](Fusion& f) {
       Value* a = f.add_tensor_input("a", dtype, {9});
       Value* b = f.add_tensor_input("b", dtype, {9});
       Value* s = f.add_scalar_input("s", ScalarKind::Float);
-      for (OpKind op : unary) f.add_output(f.add(op, {a}));
+      for (OpKind op : test::kUnaryFloatOps) f.add_output(f.add(op, {a}));
       for (OpKind op : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Pow, OpKind::Maximum,
                         OpKind::Minimum, OpKind::Fmod, OpKind::Remainder, OpKind::Atan2, OpKind::Lt})
         f.add_output(f.add(op, {a, b}));
       f.add_output(f.add(OpKind::Lerp, {a, b, s}));
     });
   }
-  for (DType dtype : {DType::Bool, DType::UInt8, DType::Int8, DType::Int16, DType::Int32, DType::Int64}) {
+  for (DType dtype : test::kBoolAndIntegerDTypes) {
     make([&](Fusion& f) {
       Value* a = f.add_tensor_input("a", dtype, {9});
       Value* b = f.add_tensor_input("b", dtype, {9});
@@ -89,47 +75,32 @@ std::vector<std::unique_ptr<Fusion>> sample_fusions() {
       if (!is_bool(dtype))
         for (OpKind op : {OpKind::Add, OpKind::Mul, OpKind::Div, OpKind::Pow, OpKind::Remainder, OpKind::Fmod})
           f.add_output(f.add(op, {a, b}));
-      for (DType to : {DType::Bool, DType::UInt8, DType::Int8, DType::Int16, DType::Int32, DType::Int64,
-                       DType::Float16, DType::BFloat16, DType::Float32, DType::Float64})
-        f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{to}));
+      for (DType to : test::kAllDTypes) f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{to}));
     });
   }
   return out;
 }
 
-#ifdef VF_TEST_HAVE_NVRTC
-// Compiles to sm_90 CUBIN; returns the log on failure, "" on success.
-std::string nvrtc_compile(const std::string& source) {
-  nvrtcProgram prog;
-  if (nvrtcCreateProgram(&prog, source.c_str(), "vf_kernel.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
-    return "nvrtcCreateProgram failed";
-  const char* opts[] = {"--gpu-architecture=sm_90", "-default-device", "--std=c++17"};
-  const nvrtcResult r = nvrtcCompileProgram(prog, 3, opts);
-  std::string log;
-  size_t log_size = 0;
-  nvrtcGetProgramLogSize(prog, &log_size);
-  log.resize(log_size);
-  if (log_size) nvrtcGetProgramLog(prog, log.data());
-  size_t cubin_size = 0;
-  if (r == NVRTC_SUCCESS) nvrtcGetCUBINSize(prog, &cubin_size);
-  nvrtcDestroyProgram(&prog);
-  if (r != NVRTC_SUCCESS) return "compile failed: " + log;
-  if (cubin_size == 0) return "no CUBIN";
-  return "";
-}
-#endif
-
 TEST(CodegenCuda, EveryGeneratedSource_CompilesToSm90Cubin) {
-#ifndef VF_TEST_HAVE_NVRTC
-  GTEST_SKIP() << "NVRTC (libnvrtc.so, nvrtc.h) was not found at build time";
-#else
+  VF_TEST_REQUIRE_NVRTC();
   auto fusions = sample_fusions();
   for (size_t i = 0; i < fusions.size(); ++i) {
+    SCOPED_TRACE("fusion " + std::to_string(i));
     GeneratedKernel k = generate_kernel(contiguous_spec(*fusions[i]), Target::Cuda);
     EXPECT_EQ(k.source.find("#include"), std::string::npos);
-    EXPECT_EQ(nvrtc_compile(k.source), "") << "fusion " << i << "\n" << k.source;
+    CompiledCuda compiled;
+    try {
+      compiled = nvrtc_compile(k.source, k.entry, 9, 0);
+    } catch (const DeviceError& e) {
+      ADD_FAILURE() << e.what() << "\n" << k.source;
+      continue;
+    }
+    EXPECT_TRUE(compiled.is_cubin);
+    EXPECT_EQ(compiled.arch, "sm_90");
+    ASSERT_GE(compiled.image.size(), 4u);
+    const std::byte elf_magic[4] = {std::byte{0x7f}, std::byte{'E'}, std::byte{'L'}, std::byte{'F'}};
+    EXPECT_EQ(std::memcmp(compiled.image.data(), elf_magic, 4), 0) << "the CUBIN is not an ELF file";
   }
-#endif
 }
 
 TEST(CodegenCuda, TransposeNest_UsesSharedMemoryTiles) {

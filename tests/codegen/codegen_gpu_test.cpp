@@ -1,15 +1,19 @@
-// Generated CUDA kernels run on a GPU (NVRTC + driver API) give the CPU backend's results.
-// Skipped when no CUDA device is present.
-#include <cuda.h>
+// Generated CUDA kernels run on a GPU through CudaBackend give the CPU backend's results.
+// Each test skips, with the reason, when there is no CUDA device or NVRTC cannot be loaded.
 #include <gtest/gtest.h>
-#include <nvrtc.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 
 #include "codegen/generate_kernel.h"
 #include "codegen_test_util.h"
 #include "reference/random_inputs.h"
+#include "runtime/cuda_backend.h"
+#include "runtime/cuda_device.h"
+#include "runtime/cuda_memory.h"
 
 namespace vf {
 namespace {
@@ -18,90 +22,48 @@ using test::permuted_layout;
 using test::tensor_with_layout;
 using test::values;
 
-bool gpu_available(CUcontext* ctx, int* sm_count) {
-  static CUcontext context = nullptr;
-  static int sms = 0;
-  static bool ok = [] {
-    if (cuInit(0) != CUDA_SUCCESS) return false;
-    CUdevice dev;
-    if (cuDeviceGet(&dev, 0) != CUDA_SUCCESS) return false;
-    cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-    return cuDevicePrimaryCtxRetain(&context, dev) == CUDA_SUCCESS && cuCtxSetCurrent(context) == CUDA_SUCCESS;
-  }();
-  *ctx = context;
-  *sm_count = sms;
-  return ok;
+// One backend for the whole binary, without a disk cache so that every kernel is compiled here.
+CudaBackend& gpu_backend() {
+  static CudaBackend backend(0, std::filesystem::path());
+  return backend;
 }
 
-std::vector<char> compile_cubin(const std::string& source) {
-  nvrtcProgram prog;
-  EXPECT_EQ(nvrtcCreateProgram(&prog, source.c_str(), "k.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
-  const char* opts[] = {"--gpu-architecture=sm_90", "-default-device", "--std=c++17"};
-  EXPECT_EQ(nvrtcCompileProgram(prog, 3, opts), NVRTC_SUCCESS);
-  size_t n = 0;
-  nvrtcGetCUBINSize(prog, &n);
-  std::vector<char> cubin(n);
-  nvrtcGetCUBIN(prog, cubin.data());
-  nvrtcDestroyProgram(&prog);
-  return cubin;
-}
-
-// Runs the fusion on the GPU and on the CPU backend; compares outputs.
+// Runs the fusion on the GPU and on the CPU backend; compares outputs. Inputs are copied to the
+// device whole (storage and layout offset as on the host); outputs start zeroed.
 void expect_gpu_matches_cpu(const Fusion& f, const std::vector<HostTensor>& inputs, std::vector<Layout> out_layouts = {}) {
-  CUcontext ctx;
-  int sms;
-  if (!gpu_available(&ctx, &sms)) GTEST_SKIP() << "no CUDA device";
   static CpuBackend cpu;
   std::vector<HostTensor> expected = test::run_cpu(cpu, f, inputs, out_layouts);
   KernelSpec spec{&f, {}, {}};
-  std::vector<CUdeviceptr> dev_in, dev_out;
-  std::vector<KernelBuffer> in_bufs, out_bufs;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    spec.input_layouts.push_back(inputs[i].layout());
-    CUdeviceptr p = 0;
-    const size_t bytes = std::max<int64_t>(inputs[i].storage()->nbytes(), 16);
-    ASSERT_EQ(cuMemAlloc(&p, bytes), CUDA_SUCCESS);
-    cuMemcpyHtoD(p, inputs[i].storage()->data(), inputs[i].storage()->nbytes());
-    dev_in.push_back(p);
+  std::vector<DeviceBuffer> dev_in, dev_out;
+  for (const HostTensor& t : inputs) {
+    spec.input_layouts.push_back(t.layout());
+    dev_in.emplace_back(t.storage()->nbytes());
+    cuda_copy_to_device(dev_in.back().data(), t.storage()->data(), t.storage()->nbytes());
   }
   std::vector<HostTensor> actual;
   for (size_t o = 0; o < f.outputs().size(); ++o) {
     const Layout l = o < out_layouts.size() ? out_layouts[o] : Layout::contiguous(f.outputs()[o]->shape);
     spec.output_layouts.push_back(l);
     actual.push_back(tensor_with_layout(f.outputs()[o]->dtype, l));
-    CUdeviceptr p = 0;
-    ASSERT_EQ(cuMemAlloc(&p, std::max<int64_t>(actual.back().storage()->nbytes(), 16)), CUDA_SUCCESS);
-    cuMemsetD8(p, 0, actual.back().storage()->nbytes());
-    dev_out.push_back(p);
+    dev_out.emplace_back(actual.back().storage()->nbytes());
+    cuda_memset(dev_out.back().data(), 0, dev_out.back().bytes());
   }
-  for (size_t i = 0; i < inputs.size(); ++i)
-    in_bufs.push_back({reinterpret_cast<void*>(dev_in[i]), &spec.input_layouts[i]});
-  for (size_t o = 0; o < actual.size(); ++o)
-    out_bufs.push_back({reinterpret_cast<void*>(dev_out[o]), &spec.output_layouts[o]});
-  GeneratedKernel k = generate_kernel(spec, Target::Cuda);
-  std::vector<char> cubin = compile_cubin(k.source);
-  CUmodule module;
-  ASSERT_EQ(cuModuleLoadData(&module, cubin.data()), CUDA_SUCCESS);
-  CUfunction fn;
-  ASSERT_EQ(cuModuleGetFunction(&fn, module, k.entry.c_str()), CUDA_SUCCESS);
+  std::vector<KernelBuffer> in_bufs, out_bufs;
+  for (size_t i = 0; i < inputs.size(); ++i) in_bufs.push_back({dev_in[i].data(), &spec.input_layouts[i]});
+  for (size_t o = 0; o < actual.size(); ++o) out_bufs.push_back({dev_out[o].data(), &spec.output_layouts[o]});
+  std::shared_ptr<const PreparedKernel> kernel = gpu_backend().prepare(spec);
   std::vector<Scalar> scalars(inputs.size());
-  KernelArgs args{in_bufs, scalars, out_bufs, nullptr};
-  LaunchBlock block;
-  pack_launch(k, args, sms, block);
-  void* params[] = {block.args.data()};
-  ASSERT_EQ(cuLaunchKernel(fn, block.grid, 1, 1, block.block, 1, 1, 0, nullptr, params, nullptr), CUDA_SUCCESS);
-  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  kernel->launch(KernelArgs{in_bufs, scalars, out_bufs, nullptr});
+  cuda_synchronize();
   for (size_t o = 0; o < actual.size(); ++o) {
-    cuMemcpyDtoH(actual[o].storage()->data(), dev_out[o], actual[o].storage()->nbytes());
+    cuda_copy_to_host(actual[o].storage()->data(), dev_out[o].data(), dev_out[o].bytes());
     Comparison c = compare_tensors(actual[o], expected[o], default_tolerance(expected[o].dtype()));
     EXPECT_TRUE(c.ok) << "output " << o << ": " << c.first_mismatch;
   }
-  for (auto p : dev_in) cuMemFree(p);
-  for (auto p : dev_out) cuMemFree(p);
-  cuModuleUnload(module);
 }
 
 TEST(CodegenGpu, SeedAndMovementOps_MatchCpu) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   Fusion f;
   Value* x = f.add_tensor_input("x", DType::BFloat16, {2, 16, 8, 16});
   Value* t3 = f.add(OpKind::Reshape, {f.add(OpKind::Transpose, {x}, PermuteAttrs{{0, 2, 1, 3}})}, ReshapeAttrs{{2, 8, 256}});
@@ -121,6 +83,7 @@ TEST(CodegenGpu, SeedAndMovementOps_MatchCpu) {
 }
 
 TEST(CodegenGpu, IntegerOpsAndLargeExtent_MatchCpu) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   Fusion f;
   Value* a = f.add_tensor_input("a", DType::Int32, {1000, 700});
   Value* b = f.add_tensor_input("b", DType::Int32, {1000, 700});
@@ -134,6 +97,7 @@ TEST(CodegenGpu, IntegerOpsAndLargeExtent_MatchCpu) {
 // Flat nests: the 16-byte vector path (aligned offsets) and the scalar fallback (offset 1), with
 // an element count that leaves a tail.
 TEST(CodegenGpu, FlatVectorPathAndTail_MatchCpu) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   for (int64_t offset : {0, 8, 1}) {
     Fusion f;
     Value* a = f.add_tensor_input("a", DType::BFloat16, {1001});
@@ -154,6 +118,7 @@ TEST(CodegenGpu, FlatVectorPathAndTail_MatchCpu) {
 
 // Transpose-like nests take the shared-memory tiled schedule.
 TEST(CodegenGpu, TiledTranspose_MatchesCpu) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   Fusion f;
   Value* x = f.add_tensor_input("x", DType::BFloat16, {2, 130, 33, 7});
   Value* y = f.add_tensor_input("y", DType::BFloat16, {2, 7, 33, 130});
@@ -172,20 +137,13 @@ TEST(CodegenGpu, TiledTranspose_MatchesCpu) {
 }
 
 TEST(CodegenGpu, ElementwiseOpsAndCasts_MatchCpu) {
-  const OpKind unary[] = {OpKind::Abs, OpKind::Neg, OpKind::Exp, OpKind::Exp2, OpKind::Expm1, OpKind::Log,
-                          OpKind::Log1p, OpKind::Log2, OpKind::Log10, OpKind::Sqrt, OpKind::Rsqrt,
-                          OpKind::Reciprocal, OpKind::Sin, OpKind::Cos, OpKind::Tan, OpKind::Tanh, OpKind::Sinh,
-                          OpKind::Cosh, OpKind::Asin, OpKind::Acos, OpKind::Atan, OpKind::Erf, OpKind::Erfc,
-                          OpKind::Erfinv, OpKind::Sign, OpKind::Floor, OpKind::Ceil, OpKind::Round, OpKind::Trunc,
-                          OpKind::IsFinite, OpKind::Signbit};
-  const DType all[] = {DType::Bool, DType::UInt8, DType::Int8, DType::Int16, DType::Int32,
-                       DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
-  for (DType dtype : all) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  for (DType dtype : test::kAllDTypes) {
     Fusion f;
     Value* a = f.add_tensor_input("a", dtype, {257});
     Value* b = f.add_tensor_input("b", dtype, {257});
     if (is_floating(dtype)) {
-      for (OpKind op : unary) f.add_output(f.add(op, {a}));
+      for (OpKind op : test::kUnaryFloatOps) f.add_output(f.add(op, {a}));
       for (OpKind op : {OpKind::Pow, OpKind::Atan2, OpKind::Div, OpKind::Maximum, OpKind::Remainder, OpKind::Fmod})
         f.add_output(f.add(op, {a, b}));
     } else if (!is_bool(dtype)) {
@@ -193,61 +151,41 @@ TEST(CodegenGpu, ElementwiseOpsAndCasts_MatchCpu) {
                         OpKind::BitwiseXor, OpKind::Minimum})
         f.add_output(f.add(op, {a, b}));
     }
-    for (DType to : all) f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{to}));
+    for (DType to : test::kAllDTypes) f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{to}));
     SCOPED_TRACE(dtype_short_name(dtype));
     expect_gpu_matches_cpu(f, {random_tensor(dtype, {257}, 47), random_tensor(dtype, {257}, 48)});
   }
 }
 
 // Kernel time of a few reference cases (run with --gtest_also_run_disabled_tests); prints only.
+// Host wall time of back-to-back launches on the default stream, after warm-up launches.
 double time_kernel_us(const Fusion& f, const std::vector<Layout>& in_layouts) {
-  CUcontext ctx;
-  int sms;
-  if (!gpu_available(&ctx, &sms)) return -1;
   KernelSpec spec{&f, in_layouts, {}};
-  std::vector<CUdeviceptr> bufs;
-  std::vector<KernelBuffer> ins, outs;
-  for (size_t i = 0; i < in_layouts.size(); ++i) {
-    CUdeviceptr p;
-    cuMemAlloc(&p, in_layouts[i].storage_extent() * dtype_size(f.inputs()[i]->dtype));
-    bufs.push_back(p);
-  }
   for (const Value* v : f.outputs()) spec.output_layouts.push_back(Layout::contiguous(v->shape));
-  for (size_t o = 0; o < spec.output_layouts.size(); ++o) {
-    CUdeviceptr p;
-    cuMemAlloc(&p, spec.output_layouts[o].numel() * dtype_size(f.outputs()[o]->dtype));
-    bufs.push_back(p);
-  }
-  for (size_t i = 0; i < in_layouts.size(); ++i) ins.push_back({reinterpret_cast<void*>(bufs[i]), &spec.input_layouts[i]});
+  std::vector<DeviceBuffer> bufs;
+  std::vector<KernelBuffer> ins, outs;
+  for (size_t i = 0; i < in_layouts.size(); ++i)
+    bufs.emplace_back(in_layouts[i].storage_extent() * dtype_size(f.inputs()[i]->dtype));
   for (size_t o = 0; o < spec.output_layouts.size(); ++o)
-    outs.push_back({reinterpret_cast<void*>(bufs[in_layouts.size() + o]), &spec.output_layouts[o]});
-  GeneratedKernel k = generate_kernel(spec, Target::Cuda);
-  std::vector<char> cubin = compile_cubin(k.source);
-  CUmodule module;
-  cuModuleLoadData(&module, cubin.data());
-  CUfunction fn;
-  cuModuleGetFunction(&fn, module, k.entry.c_str());
+    bufs.emplace_back(spec.output_layouts[o].numel() * dtype_size(f.outputs()[o]->dtype));
+  for (size_t i = 0; i < in_layouts.size(); ++i) ins.push_back({bufs[i].data(), &spec.input_layouts[i]});
+  for (size_t o = 0; o < spec.output_layouts.size(); ++o)
+    outs.push_back({bufs[in_layouts.size() + o].data(), &spec.output_layouts[o]});
+  std::shared_ptr<const PreparedKernel> kernel = gpu_backend().prepare(spec);
   std::vector<Scalar> scalars(ins.size());
-  LaunchBlock block;
-  pack_launch(k, KernelArgs{ins, scalars, outs, nullptr}, sms, block);
-  void* params[] = {block.args.data()};
-  CUevent start, stop;
-  cuEventCreate(&start, 0);
-  cuEventCreate(&stop, 0);
-  for (int i = 0; i < 3; ++i) cuLaunchKernel(fn, block.grid, 1, 1, block.block, 1, 1, 0, nullptr, params, nullptr);
+  const KernelArgs args{ins, scalars, outs, nullptr};
+  for (int i = 0; i < 3; ++i) kernel->launch(args);
+  cuda_synchronize();
   const int reps = 20;
-  cuEventRecord(start, nullptr);
-  for (int i = 0; i < reps; ++i) cuLaunchKernel(fn, block.grid, 1, 1, block.block, 1, 1, 0, nullptr, params, nullptr);
-  cuEventRecord(stop, nullptr);
-  cuEventSynchronize(stop);
-  float ms = 0;
-  cuEventElapsedTime(&ms, start, stop);
-  for (auto p : bufs) cuMemFree(p);
-  cuModuleUnload(module);
-  return 1000.0 * ms / reps;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < reps; ++i) kernel->launch(args);
+  cuda_synchronize();
+  const std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - start;
+  return elapsed.count() / reps;
 }
 
 TEST(CodegenGpu, DISABLED_Timings) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   {
     Fusion f;
     Value* a = f.add_tensor_input("a", DType::Float32, {8192, 8192});

@@ -1,6 +1,10 @@
-// Helpers for codegen tests: tensors with chosen layouts, and running a fusion on the CPU backend.
+// Helpers for codegen tests: tensors with chosen layouts, op and dtype lists, CUDA skips, CPU runs.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -8,10 +12,49 @@
 
 #include "base/half.h"
 #include "codegen/kernel_spec.h"
+#include "ir/ir.h"
 #include "layout/host_tensor.h"
+#include "reference/compare.h"
+#include "reference/reference_executor.h"
 #include "runtime/cpu_backend.h"
+#include "runtime/cuda_api.h"
+#include "runtime/cuda_device.h"
+
+// Skips the current test, with the reason, when NVRTC cannot be loaded.
+#define VF_TEST_REQUIRE_NVRTC() \
+  if (!::vf::nvrtc_available()) GTEST_SKIP() << "NVRTC not found (searched " << ::vf::nvrtc_search_list() << ")"
+
+// Skips the current test, with the reason, when there is no CUDA device or NVRTC cannot be loaded.
+#define VF_TEST_REQUIRE_GPU_AND_NVRTC()                                                                           \
+  if (!::vf::cuda_available()) GTEST_SKIP() << "no CUDA device: the driver (libcuda.so.1) or a GPU is missing"; \
+  VF_TEST_REQUIRE_NVRTC()
 
 namespace vf::test {
+
+// Every unary op on floating dtypes that the pointwise lowering handles.
+inline constexpr std::array<OpKind, 31> kUnaryFloatOps = {
+    OpKind::Abs,   OpKind::Neg,  OpKind::Exp,  OpKind::Exp2,  OpKind::Expm1,      OpKind::Log,  OpKind::Log1p,
+    OpKind::Log2,  OpKind::Log10, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Reciprocal, OpKind::Sin,  OpKind::Cos,
+    OpKind::Tan,   OpKind::Tanh, OpKind::Sinh, OpKind::Cosh,  OpKind::Asin,       OpKind::Acos, OpKind::Atan,
+    OpKind::Erf,   OpKind::Erfc, OpKind::Erfinv, OpKind::Sign, OpKind::Floor,     OpKind::Ceil, OpKind::Round,
+    OpKind::Trunc, OpKind::IsFinite, OpKind::Signbit};
+
+// Bool and the integer dtypes, the floating dtypes, and all of them.
+inline constexpr std::array<DType, 6> kBoolAndIntegerDTypes = {DType::Bool,  DType::UInt8, DType::Int8,
+                                                               DType::Int16, DType::Int32, DType::Int64};
+inline constexpr std::array<DType, 4> kFloatDTypes = {DType::Float16, DType::BFloat16, DType::Float32,
+                                                      DType::Float64};
+inline constexpr std::array<DType, 10> kAllDTypes = {DType::Bool,    DType::UInt8,    DType::Int8,    DType::Int16,
+                                                     DType::Int32,   DType::Int64,    DType::Float16, DType::BFloat16,
+                                                     DType::Float32, DType::Float64};
+
+// A spec with contiguous layouts for every tensor input and output of `f`.
+inline KernelSpec contiguous_spec(const Fusion& f) {
+  KernelSpec spec{&f, {}, {}};
+  for (const Value* v : f.inputs()) spec.input_layouts.push_back(v->is_tensor ? Layout::contiguous(v->shape) : Layout{});
+  for (const Value* v : f.outputs()) spec.output_layouts.push_back(Layout::contiguous(v->shape));
+  return spec;
+}
 
 // A tensor with `layout` over a fresh zeroed storage large enough for it.
 inline HostTensor tensor_with_layout(DType dtype, const Layout& layout) {
@@ -84,15 +127,6 @@ inline std::vector<HostTensor> run_cpu(CpuBackend& backend, const Fusion& fusion
   kernel->launch(args);
   return outs;
 }
-
-}  // namespace vf::test
-
-#include <gtest/gtest.h>
-
-#include "reference/compare.h"
-#include "reference/reference_executor.h"
-
-namespace vf::test {
 
 // Strides for `shape` whose memory order (outermost first) is `order`.
 inline Layout permuted_layout(const Shape& shape, const std::vector<int64_t>& order, int64_t offset = 0) {
