@@ -41,6 +41,6 @@ else
   summary+=("compute-sanitizer: not found")
 fi
 
-echo; echo "==== GPU suite summary ($(date -u +%F), $(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
+echo; echo "==== GPU suite summary ($(date -u +%F), ${VF_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)})"
 printf '  %s\n' "${summary[@]}"
 [ $rc -eq 0 ] && [ $fail -eq 0 ] && [ $san_errors -eq 0 ]
