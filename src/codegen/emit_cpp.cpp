@@ -16,7 +16,95 @@ const char kPreludeCommon[] =
 #include "codegen/prelude_common.inc"
     ;
 
+// A reduction nest: each work item is a row. Per row, one plain loop nest over the reduced dims
+// per phase, then one for the full-shape stores, then the row stores.
+void emit_reduction_nest(const LoopNest& nest, int n, std::string& out) {
+  const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
+  const std::string p = "n" + std::to_string(n) + "_";
+  std::vector<std::string> vars;
+  out += "  {\n";
+  std::string rows = "1";
+  for (size_t d = 0; d < rank + inner; ++d) {
+    const int field = d < rank ? nest.extents[d] : nest.inner_extents[d - rank];
+    out += "    const vf_i64 " + p + "s" + std::to_string(d) + " = a.f" + std::to_string(field) + ";\n";
+    if (d < rank) rows += " * " + p + "s" + std::to_string(d);
+    vars.push_back(p + "i" + std::to_string(d));
+  }
+  out += "    const vf_i64 rows = " + rows + ";\n";
+  out += "    const vf_i64 lo = begin - base > 0 ? begin - base : 0;\n";
+  out += "    const vf_i64 hi = end - base < rows ? end - base : rows;\n";
+  out += "    base += rows;\n";
+  out += "    for (vf_i64 row = lo; row < hi; ++row) {\n";
+  out += "      vf_i64 rest = row;\n";
+  for (size_t d = rank; d-- > 0;) {
+    const std::string ds = std::to_string(d);
+    out += "      const vf_i64 " + vars[d] + " = rest % " + p + "s" + ds + ";\n      rest /= " + p + "s" + ds + ";\n";
+  }
+  out += "      (void)rest;\n";
+  ScopedEmitter em(nest, vars, "vf_i64");
+  // The loops over the reduced dims, around `body` (emitted at the innermost indent).
+  auto inner_loops = [&](const std::function<void(const std::string&)>& body) {
+    std::string indent = "      ";
+    for (size_t d = rank; d < rank + inner; ++d) {
+      out += indent + "for (vf_i64 " + vars[d] + " = 0; " + vars[d] + " < " + p + "s" + std::to_string(d) + "; ++" +
+             vars[d] + ") {\n";
+      indent += "  ";
+    }
+    out += indent + "{\n";
+    const auto saved = em.save();
+    body(indent + "  ");
+    em.restore(saved);
+    out += indent + "}\n";
+    for (size_t d = rank + inner; d-- > rank;) {
+      indent.resize(indent.size() - 2);
+      out += indent + "}\n";
+    }
+  };
+  for (int phase = 0; phase < em.phases(); ++phase) {
+    const std::vector<int> operands = em.phase_operands(phase);
+    em.define(operands, {}, true, "      ", out);
+    for (size_t k = 0; k < nest.reductions.size(); ++k) {
+      const ReduceStmt& r = nest.reductions[k];
+      if (r.phase == phase)
+        out += std::string("      ") + compute_type(r.acc_dtype) + " acc" + std::to_string(k) + " = " + reduce_identity(r) + ";\n";
+    }
+    inner_loops([&](const std::string& indent) {
+      em.define(operands, {}, false, indent, out);
+      for (size_t k = 0; k < nest.reductions.size(); ++k) {
+        const ReduceStmt& r = nest.reductions[k];
+        if (r.phase != phase) continue;
+        const std::string acc = "acc" + std::to_string(k);
+        out += indent + acc + " = " + reduce_combine(r, acc, "v" + std::to_string(r.value)) + ";\n";
+      }
+    });
+  }
+  for (const bool row : {false, true}) {
+    std::vector<int> values, indices;
+    for (const StoreStmt& s : nest.stores) {
+      if (s.row != row) continue;
+      values.push_back(s.value);
+      indices.push_back(s.index);
+    }
+    if (values.empty()) continue;
+    em.define(values, indices, true, "      ", out);
+    auto stores = [&](const std::string& indent) {
+      em.define(values, indices, false, indent, out);
+      for (const StoreStmt& s : nest.stores)
+        if (s.row == row) out += indent + em.store(s);
+    };
+    if (row)
+      stores("      ");
+    else
+      inner_loops(stores);
+  }
+  out += "    }\n  }\n";
+}
+
 void emit_nest(const LoopNest& nest, int n, std::string& out) {
+  if (nest.is_reduction()) {
+    emit_reduction_nest(nest, n, out);
+    return;
+  }
   const size_t rank = nest.extents.size();
   const std::string p = "n" + std::to_string(n) + "_";
   std::vector<std::string> vars;

@@ -1,9 +1,11 @@
 // The CUDA emitter: kernel IR to a CUDA C++ translation unit for NVRTC (no includes).
 //
 // Each loop nest is a grid-stride loop over its flattened points. In a flat nest (every buffer
-// contiguous in the loop order) the point's position is the element index in every buffer;
-// otherwise its multi-index is unravelled with / and % in the index type (32-bit when the layout
-// class allows it).
+// contiguous in the loop order) the point's position is the element index in every buffer, and
+// aligned buffers move 16-byte packs. A nest whose stores are contiguous along the innermost dim
+// moves packs along it (row-vector schedule); a nest with loads contiguous along another dim is
+// tiled through shared memory; otherwise the multi-index of each point is unravelled with / and %
+// in the index type (32-bit when the layout class allows it).
 #include <algorithm>
 
 #include "codegen/emit_source.h"
@@ -20,46 +22,275 @@ const char kPreludeCommon[] =
 
 std::string field(int k) { return "a.f" + std::to_string(k); }
 
+// Packs each thread keeps in flight per iteration of the vector loops: U independent 16-byte loads
+// per buffer before the first use.
+constexpr int kPacksInFlight = 4;
+
+std::string pack_type(DType dtype, int v) {
+  return std::string("vf_pack<") + memory_type(dtype) + ", " + std::to_string(v) + ">";
+}
+
+// 16 bytes over the widest element that the vector loads and stores move.
+int vector_width(const LoopNest& nest, const std::vector<char>& vector_load) {
+  int64_t widest = 1;
+  for (size_t id = 0; id < nest.values.size(); ++id)
+    if (vector_load[id]) widest = std::max(widest, dtype_size(nest.values[id].dtype));
+  for (const StoreStmt& s : nest.stores) widest = std::max(widest, dtype_size(s.dtype));
+  return static_cast<int>(16 / widest);
+}
+
 // The vector part of a flat nest: when every buffer's first element is aligned to its pack size,
 // each thread moves packs of V elements (16 bytes of the widest dtype) with single loads and
-// stores; the remaining elements (and every element, when unaligned) take the scalar loop after.
+// stores, kPacksInFlight packs per iteration (all loads first); the remaining elements (and every
+// element, when unaligned) take the scalar loop after.
 void emit_vector_part(const LoopNest& nest, std::string& out) {
-  int64_t widest = 1;
-  for (const ValueExpr& e : nest.values)
-    if (e.op == ValueOp::Load) widest = std::max(widest, dtype_size(e.dtype));
-  for (const StoreStmt& s : nest.stores) widest = std::max(widest, dtype_size(s.dtype));
-  const std::string V = std::to_string(16 / widest);
-  auto pack = [&](DType dtype) { return std::string("vf_pack<") + memory_type(dtype) + ", " + V + ">"; };
+  std::vector<char> is_load(nest.values.size(), 0);
+  for (size_t id = 0; id < nest.values.size(); ++id) is_load[id] = nest.values[id].op == ValueOp::Load;
+  const int v = vector_width(nest, is_load);
+  const std::string V = std::to_string(v), U = std::to_string(kPacksInFlight);
   auto base = [&](DType dtype, int data, int offset) {
     return std::string("((") + memory_type(dtype) + "*)" + field(data) + " + " + field(offset) + ")";
   };
   std::string aligned = "true";
   for (const ValueExpr& e : nest.values)
     if (e.op == ValueOp::Load)
-      aligned += " && vf_aligned(" + base(e.dtype, e.param, e.flat_offset) + ", sizeof(" + pack(e.dtype) + "))";
+      aligned += " && vf_aligned(" + base(e.dtype, e.param, e.flat_offset) + ", sizeof(" + pack_type(e.dtype, v) + "))";
   for (const StoreStmt& s : nest.stores)
-    aligned += " && vf_aligned(" + base(s.dtype, s.param, s.flat_offset) + ", sizeof(" + pack(s.dtype) + "))";
+    aligned += " && vf_aligned(" + base(s.dtype, s.param, s.flat_offset) + ", sizeof(" + pack_type(s.dtype, v) + "))";
+  std::unordered_map<int, std::string> from_pack;
   out += "    if (" + aligned + ") {\n";
-  out += "      const vf_i64 packs = numel / " + V + ";\n";
-  out += "      for (vf_i64 q = (vf_i64)blockIdx.x * blockDim.x + threadIdx.x; q < packs; q += (vf_i64)gridDim.x * blockDim.x) {\n";
+  out += "      const vf_i64 packs = numel / " + V + ", stride = (vf_i64)gridDim.x * blockDim.x;\n";
+  out += "      for (vf_i64 q0 = (vf_i64)blockIdx.x * blockDim.x + threadIdx.x; q0 < packs; q0 += " + U + " * stride) {\n";
   for (size_t id = 0; id < nest.values.size(); ++id) {
     const ValueExpr& e = nest.values[id];
     if (e.op != ValueOp::Load) continue;
-    out += "        const " + pack(e.dtype) + " p" + std::to_string(id) + " = ((const " + pack(e.dtype) + "*)" +
+    const std::string p = "p" + std::to_string(id);
+    out += "        " + pack_type(e.dtype, v) + " " + p + "[" + U + "];\n";
+    from_pack[static_cast<int>(id)] = from_memory(e.dtype, p + "[u].e[lane]");
+  }
+  out += "#pragma unroll\n";
+  out += "        for (int u = 0; u < " + U + "; ++u) {\n";
+  out += "          const vf_i64 q = q0 + u * stride;\n";
+  out += "          if (q >= packs) break;\n";
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    const ValueExpr& e = nest.values[id];
+    if (e.op != ValueOp::Load) continue;
+    out += "          p" + std::to_string(id) + "[u] = ((const " + pack_type(e.dtype, v) + "*)" +
            base(e.dtype, e.param, e.flat_offset) + ")[q];\n";
   }
-  for (size_t k = 0; k < nest.stores.size(); ++k)
-    out += "        " + pack(nest.stores[k].dtype) + " s" + std::to_string(k) + ";\n";
-  out += "#pragma unroll\n";
-  out += "        for (int lane = 0; lane < " + V + "; ++lane) {\n";
-  emit_nest_body(nest, {}, "vf_index", "          ", out, kVectorLane);
   out += "        }\n";
+  out += "#pragma unroll\n";
+  out += "        for (int u = 0; u < " + U + "; ++u) {\n";
+  out += "          const vf_i64 q = q0 + u * stride;\n";
+  out += "          if (q >= packs) break;\n";
+  for (size_t k = 0; k < nest.stores.size(); ++k)
+    out += "          " + pack_type(nest.stores[k].dtype, v) + " s" + std::to_string(k) + ";\n";
+  out += "#pragma unroll\n";
+  out += "          for (int lane = 0; lane < " + V + "; ++lane) {\n";
+  emit_nest_body(nest, {}, "vf_index", "            ", out, kVectorLane, &from_pack);
+  out += "          }\n";
   for (size_t k = 0; k < nest.stores.size(); ++k) {
     const StoreStmt& s = nest.stores[k];
-    out += "        ((" + pack(s.dtype) + "*)" + base(s.dtype, s.param, s.flat_offset) + ")[q] = s" + std::to_string(k) + ";\n";
+    out += "          ((" + pack_type(s.dtype, v) + "*)" + base(s.dtype, s.param, s.flat_offset) + ")[q] = s" +
+           std::to_string(k) + ";\n";
   }
+  out += "        }\n";
   out += "      }\n";
   out += "      start = packs * " + V + ";\n";
+  out += "    }\n";
+}
+
+// How an index expression depends on one loop var: not at all, as `invariant + var` (Unit), or
+// otherwise.
+enum class VarUse : uint8_t { Invariant, Unit, Other };
+
+std::vector<VarUse> var_uses(const LoopNest& nest, int64_t var) {
+  std::vector<VarUse> use(nest.indices.size(), VarUse::Invariant);
+  auto of = [&](int id) { return id < 0 ? VarUse::Invariant : use[id]; };
+  for (size_t id = 0; id < nest.indices.size(); ++id) {  // arena order is topological
+    const IndexExpr& e = nest.indices[id];
+    const VarUse a = of(e.a), b = of(e.b), c = of(e.c);
+    switch (e.op) {
+      case IndexOp::Var: use[id] = e.value == var ? VarUse::Unit : VarUse::Invariant; break;
+      case IndexOp::Const: case IndexOp::Param: use[id] = VarUse::Invariant; break;
+      case IndexOp::Add:
+        use[id] = a == VarUse::Invariant ? b : b == VarUse::Invariant ? a : VarUse::Other;
+        break;
+      case IndexOp::Sub:
+        use[id] = b == VarUse::Invariant ? a : VarUse::Other;
+        break;
+      default:
+        use[id] = a == VarUse::Invariant && b == VarUse::Invariant && c == VarUse::Invariant ? VarUse::Invariant
+                                                                                             : VarUse::Other;
+        break;
+    }
+  }
+  return use;
+}
+
+// Statements that set vars[d] (d < rank) to the multi-index of flat position `flat` (an
+// expression of type vf_index) over sizes[d], the innermost size being sizes[rank - 1] and the
+// innermost index multiplied by `inner_scale`. With dividers (32-bit index math), divisions use
+// the vf_divider dv<d> declared by emit_dividers.
+void emit_unravel(const std::string& flat, const std::vector<std::string>& sizes, const std::vector<std::string>& vars,
+                  const std::string& inner_scale, bool dividers, const std::string& pre, const std::string& indent,
+                  std::string& out) {
+  const size_t rank = sizes.size();
+  out += indent + "vf_index " + pre + "rest = " + flat + ";\n";
+  for (size_t d = rank; d-- > 0;) {
+    const std::string scale = d + 1 == rank && !inner_scale.empty() ? " * " + inner_scale : "";
+    if (d == 0) {
+      out += indent + vars[d] + " = " + pre + "rest" + scale + ";\n";
+      continue;
+    }
+    if (dividers) {
+      out += indent + "{\n" + indent + "  const vf_index quot = (vf_index)vf_div((vf_u32)" + pre + "rest, " + pre + "dv" +
+             std::to_string(d) + ");\n";
+      out += indent + "  " + vars[d] + " = (" + pre + "rest - quot * " + sizes[d] + ")" + scale + ";\n";
+      out += indent + "  " + pre + "rest = quot;\n" + indent + "}\n";
+    } else {
+      out += indent + vars[d] + " = (" + pre + "rest % " + sizes[d] + ")" + scale + ";\n";
+      out += indent + pre + "rest /= " + sizes[d] + ";\n";
+    }
+  }
+}
+
+void emit_dividers(const std::vector<std::string>& sizes, const std::string& pre, const std::string& indent,
+                   std::string& out) {
+  for (size_t d = 1; d < sizes.size(); ++d)
+    out += indent + "const vf_divider " + pre + "dv" + std::to_string(d) + " = vf_make_divider((vf_u32)" + sizes[d] +
+           ");\n";
+}
+
+// Whether a nest that is not flat can move packs along its innermost loop dim: every store's
+// address is (something independent of the innermost var) + that var.
+bool row_vector_ok(const LoopNest& nest, const std::vector<VarUse>& use) {
+  if (nest.flat || nest.extents.empty() || nest.stores.empty()) return false;
+  for (const StoreStmt& s : nest.stores)
+    if (use[s.index] != VarUse::Unit) return false;
+  return true;
+}
+
+// The row-vector schedule: each step of a thread covers V consecutive points along the innermost
+// dim (the extent a multiple of V), with the outer index math done once per step (divisions by
+// multiply-high with 32-bit index math). Loads whose address is (invariant + innermost var) and
+// every store move whole packs when the step's addresses are aligned, element by element
+// otherwise; other loads read element by element. kPacksInFlight steps per iteration, their
+// loads issued before any use. Extents that are not a multiple of V take the plain loop.
+void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, const std::vector<std::string>& sizes,
+                     const std::vector<std::string>& vars, bool index32, const std::string& pre, std::string& out) {
+  const size_t rank = nest.extents.size();
+  std::vector<char> vec_load(nest.values.size(), 0);
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    const ValueExpr& e = nest.values[id];
+    vec_load[id] = e.op == ValueOp::Load && e.pred < 0 && use[e.index] == VarUse::Unit;
+  }
+  const int v = vector_width(nest, vec_load);
+  const std::string V = std::to_string(v), U = std::to_string(kPacksInFlight);
+  std::vector<std::string> vsizes = sizes;
+  vsizes[rank - 1] = pre + "sv";
+  out += "    if (" + sizes[rank - 1] + " % " + V + " == 0) {\n";
+  out += "      const vf_index " + pre + "sv = " + sizes[rank - 1] + " / " + V + ";\n";
+  if (index32) emit_dividers(vsizes, pre, "      ", out);
+  out += "      const vf_i64 steps = numel / " + V + ", stride = (vf_i64)gridDim.x * blockDim.x;\n";
+  out += "      for (vf_i64 q0 = (vf_i64)blockIdx.x * blockDim.x + threadIdx.x; q0 < steps; q0 += " + U +
+         " * stride) {\n";
+  // Per step u: its loop vars, whether it is aligned, the addresses and the loaded packs.
+  std::string decl;
+  for (size_t d = 0; d < rank; ++d) decl += "        vf_index iv" + std::to_string(d) + "[" + U + "];\n";
+  decl += "        bool aligned[" + U + "];\n";
+  std::vector<int> roots;
+  std::unordered_map<int, std::string> override;
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    const ValueExpr& e = nest.values[id];
+    if (e.op != ValueOp::Load) continue;
+    const std::string p = "p" + std::to_string(id);
+    if (vec_load[id]) {
+      decl += "        " + pack_type(e.dtype, v) + " " + p + "[" + U + "];\n";
+      override[static_cast<int>(id)] = from_memory(e.dtype, p + "[u].e[lane]");
+      roots.push_back(e.index);
+    }
+  }
+  for (size_t k = 0; k < nest.stores.size(); ++k) {
+    decl += "        vf_index js" + std::to_string(k) + "[" + U + "];\n";
+    roots.push_back(nest.stores[k].index);
+  }
+  out += decl;
+  out += "#pragma unroll\n";
+  out += "        for (int u = 0; u < " + U + "; ++u) {\n";
+  out += "          const vf_i64 q = q0 + u * stride;\n";
+  out += "          if (q >= steps) break;\n";
+  {
+    std::vector<std::string> iv;
+    for (size_t d = 0; d < rank; ++d) iv.push_back("iv" + std::to_string(d) + "[u]");
+    emit_unravel("(vf_index)q", vsizes, iv, V, index32, pre, "          ", out);
+  }
+  out += "          {\n";
+  for (size_t d = 0; d < rank; ++d) out += "            const vf_index " + vars[d] + " = iv" + std::to_string(d) + "[u];\n";
+  emit_index_defs(nest, roots, vars, "vf_index", "            ", out);
+  std::string aligned = "true";
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    if (!vec_load[id]) continue;
+    const ValueExpr& e = nest.values[id];
+    aligned += " && vf_aligned((const " + std::string(memory_type(e.dtype)) + "*)" + field(e.param) + " + " +
+               index_ref(nest, e.index, vars) + ", " + std::to_string(v * dtype_size(e.dtype)) + ")";
+  }
+  for (size_t k = 0; k < nest.stores.size(); ++k) {
+    const StoreStmt& s = nest.stores[k];
+    out += "            js" + std::to_string(k) + "[u] = " + index_ref(nest, s.index, vars) + ";\n";
+    aligned += " && vf_aligned((const " + std::string(memory_type(s.dtype)) + "*)" + field(s.param) + " + " +
+               index_ref(nest, s.index, vars) + ", " + std::to_string(v * dtype_size(s.dtype)) + ")";
+  }
+  out += "            aligned[u] = " + aligned + ";\n";
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    if (!vec_load[id]) continue;
+    const ValueExpr& e = nest.values[id];
+    const std::string p = "p" + std::to_string(id) + "[u]";
+    const std::string at = "((const " + std::string(memory_type(e.dtype)) + "*)" + field(e.param) + " + " +
+                           index_ref(nest, e.index, vars) + ")";
+    out += "            if (aligned[u]) " + p + " = *(const " + pack_type(e.dtype, v) + "*)" + at + ";\n";
+    out += "            else\n#pragma unroll\n              for (int lane = 0; lane < " + V + "; ++lane) " + p +
+           ".e[lane] = " + at + "[lane];\n";
+  }
+  out += "          }\n";
+  out += "        }\n";
+  // Compute and store each step.
+  out += "#pragma unroll\n";
+  out += "        for (int u = 0; u < " + U + "; ++u) {\n";
+  out += "          if (q0 + u * stride >= steps) break;\n";
+  for (size_t k = 0; k < nest.stores.size(); ++k)
+    out += "          " + pack_type(nest.stores[k].dtype, v) + " s" + std::to_string(k) + ";\n";
+  out += "#pragma unroll\n";
+  out += "          for (int lane = 0; lane < " + V + "; ++lane) {\n";
+  for (size_t d = 0; d < rank; ++d)
+    out += "            const vf_index " + vars[d] + " = iv" + std::to_string(d) + "[u]" +
+           (d + 1 == rank ? " + lane" : "") + ";\n";
+  std::vector<int> lane_roots;
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    const ValueExpr& e = nest.values[id];
+    if (e.op != ValueOp::Load || vec_load[id]) continue;
+    lane_roots.push_back(e.index);
+    override[static_cast<int>(id)] = from_memory(e.dtype, std::string("((const ") + memory_type(e.dtype) + "*)" +
+                                                              field(e.param) + ")[" + index_ref(nest, e.index, vars) + "]");
+  }
+  emit_index_defs(nest, lane_roots, vars, "vf_index", "            ", out);
+  out += "            {\n";
+  LoopNest as_flat = nest;  // emit_nest_body's pack-lane mode; every load is overridden
+  as_flat.flat = true;
+  emit_nest_body(as_flat, vars, "vf_index", "              ", out, kVectorLane, &override);
+  out += "            }\n";
+  out += "          }\n";
+  for (size_t k = 0; k < nest.stores.size(); ++k) {
+    const StoreStmt& s = nest.stores[k];
+    const std::string ks = std::to_string(k);
+    const std::string at = "((" + std::string(memory_type(s.dtype)) + "*)" + field(s.param) + " + js" + ks + "[u])";
+    out += "          if (aligned[u]) *(" + pack_type(s.dtype, v) + "*)" + at + " = s" + ks + ";\n";
+    out += "          else\n#pragma unroll\n            for (int lane = 0; lane < " + V + "; ++lane) " + at +
+           "[lane] = s" + ks + ".e[lane];\n";
+  }
+  out += "        }\n";
+  out += "      }\n";
+  out += "      start = numel;\n";
   out += "    }\n";
 }
 
@@ -73,14 +304,39 @@ int transposed_dim(const LoopNest& nest) {
   return -1;
 }
 
-// A tiled schedule for a transpose-like nest: each block takes 32 x 32 tiles of (dim p, innermost
-// dim) for fixed other dims. The loads that walk dim p with unit stride are first read into shared
-// memory with threads along p (coalesced), then the body runs with threads along the innermost
-// dim (coalesced stores) and reads those loads from the tile.
-void emit_tiled_nest(const LoopNest& nest, int n, int p, std::string& out) {
+// The loads a tiled nest reads through shared memory: unguarded, unit stride along loop dim p.
+std::vector<int> tiled_loads(const LoopNest& nest, int p) {
+  std::vector<int> tiled;
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    const ValueExpr& e = nest.values[id];
+    if (e.op == ValueOp::Load && e.pred < 0 && e.unit_var == p) tiled.push_back(static_cast<int>(id));
+  }
+  return tiled;
+}
+
+// The tile side: 64 unless the tiles would pass 40 KB of shared memory (then 32 or 16).
+int tile_size(const LoopNest& nest, int p, int64_t* shared_bytes = nullptr) {
+  int64_t bytes = 0;  // per element of the tile, over all tiled loads
+  for (int id : tiled_loads(nest, p)) bytes += dtype_size(nest.values[id].dtype);
+  int t = 64;
+  while (t > 16 && bytes * t * (t + 1) > 40 * 1024) t /= 2;
+  if (shared_bytes) *shared_bytes = bytes * t * (t + 1);
+  return t;
+}
+
+// A tiled schedule for a transpose-like nest: each block takes T x T tiles of (dim p, innermost
+// dim) for fixed other dims, T = 64 unless the tiles would pass 40 KB of shared memory. The loads
+// that walk dim p with unit stride are first read into shared memory with threads along p
+// (coalesced, T / (threads / T) loads in flight per thread), then the body runs with threads
+// along the innermost dim (coalesced stores) and reads those loads from the tile. With 32-bit
+// index math, the tile number is unravelled by multiply-high division.
+void emit_tiled_nest(const LoopNest& nest, int n, int p, bool index32, int block, std::string& out) {
   const size_t rank = nest.extents.size();
   const std::string pre = "n" + std::to_string(n) + "_";
   auto size = [&](size_t d) { return pre + "s" + std::to_string(d); };
+  std::vector<int> tiled = tiled_loads(nest, p);
+  const int t = tile_size(nest, p);
+  const std::string T = std::to_string(t);
   std::vector<std::string> vars;
   out += "  {\n";
   for (size_t d = 0; d < rank; ++d) {
@@ -88,33 +344,42 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, std::string& out) {
     vars.push_back(pre + "i" + std::to_string(d));
   }
   const std::string sp = size(p), sl = size(rank - 1);
-  out += "    const vf_i64 tiles_p = ((vf_i64)" + sp + " + 31) / 32, tiles_l = ((vf_i64)" + sl + " + 31) / 32;\n";
-  std::string tiles = "tiles_p * tiles_l";
+  // Tile coordinates, innermost first: the tile along the last dim, along p, then the other dims.
+  std::vector<std::string> tsizes, tvars;
+  for (size_t d = 0; d + 1 < rank; ++d)
+    if (static_cast<int>(d) != p) {
+      tsizes.push_back(size(d));
+      tvars.push_back(vars[d]);
+    }
+  tsizes.push_back(pre + "tiles_p");
+  tvars.push_back(pre + "tp");
+  tsizes.push_back(pre + "tiles_l");
+  tvars.push_back(pre + "tl");
+  out += "    const vf_index " + pre + "tiles_p = (" + sp + " + " + T + " - 1) / " + T + ", " + pre + "tiles_l = (" + sl +
+         " + " + T + " - 1) / " + T + ";\n";
+  std::string tiles = "(vf_i64)" + pre + "tiles_p * " + pre + "tiles_l";
   for (size_t d = 0; d + 1 < rank; ++d)
     if (static_cast<int>(d) != p) tiles += " * " + size(d);
   out += "    const vf_i64 tiles = " + tiles + ";\n";
-  std::vector<int> tiled;
+  if (index32) emit_dividers(tsizes, pre, "    ", out);
   std::unordered_map<int, std::string> from_tile;
-  for (size_t id = 0; id < nest.values.size(); ++id) {
+  for (int id : tiled) {
     const ValueExpr& e = nest.values[id];
-    if (e.op != ValueOp::Load || e.pred >= 0 || e.unit_var != p) continue;
     const std::string name = pre + "tile" + std::to_string(id);
-    out += "    __shared__ " + std::string(memory_type(e.dtype)) + " " + name + "[32][33];\n";
-    tiled.push_back(static_cast<int>(id));
-    from_tile[static_cast<int>(id)] = from_memory(e.dtype, name + "[k][tx]");
+    out += "    __shared__ " + std::string(memory_type(e.dtype)) + " " + name + "[" + T + "][" + T + " + 1];\n";
+    from_tile[id] = from_memory(e.dtype, name + "[k][tx]");
   }
-  out += "    const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;\n";
+  // The launch's block has `block` threads (pack_launch), so each phase's trip count is known.
+  out += "    const int tx = threadIdx.x % " + T + ", ty = threadIdx.x / " + T + ";\n";
+  const std::string rows = std::to_string(std::max(1, block / t));
   out += "    for (vf_i64 t = blockIdx.x; t < tiles; t += gridDim.x) {\n";
-  out += "      vf_i64 rest = t;\n";
-  out += "      const vf_index tl = (vf_index)(rest % tiles_l) * 32;\n      rest /= tiles_l;\n";
-  out += "      const vf_index tp = (vf_index)(rest % tiles_p) * 32;\n      rest /= tiles_p;\n";
-  for (size_t d = rank - 1; d-- > 0;) {
-    if (static_cast<int>(d) == p) continue;
-    out += "      const vf_index " + vars[d] + " = (vf_index)(rest % " + size(d) + ");\n      rest /= " + size(d) + ";\n";
-  }
+  for (const std::string& v : tvars) out += "      vf_index " + v + ";\n";
+  emit_unravel("(vf_index)t", tsizes, tvars, "", index32, pre, "      ", out);
+  out += "      " + pre + "tp *= " + T + ";\n      " + pre + "tl *= " + T + ";\n";
   // Phase 1: threads along p read the tiled loads.
-  out += "      for (int k = ty; k < 32; k += blockDim.x / 32) {\n";
-  out += "        const vf_index " + vars[p] + " = tp + tx, " + vars[rank - 1] + " = tl + k;\n";
+  out += "#pragma unroll\n";
+  out += "      for (int k = ty; k < " + T + "; k += " + rows + ") {\n";
+  out += "        const vf_index " + vars[p] + " = " + pre + "tp + tx, " + vars[rank - 1] + " = " + pre + "tl + k;\n";
   out += "        if (" + vars[p] + " < " + sp + " && " + vars[rank - 1] + " < " + sl + ") {\n";
   std::vector<int> roots;
   for (int id : tiled) roots.push_back(nest.values[id].index);
@@ -124,34 +389,69 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, std::string& out) {
     out += "          " + pre + "tile" + std::to_string(id) + "[tx][k] = ((const " + memory_type(e.dtype) + "*)a.f" +
            std::to_string(e.param) + ")[" + index_ref(nest, e.index, vars) + "];\n";
   }
-  out += "        }\n      }\n      __syncthreads();\n";
-  // Phase 2: threads along the innermost dim compute and store.
-  out += "      for (int k = ty; k < 32; k += blockDim.x / 32) {\n";
-  out += "        const vf_index " + vars[p] + " = tp + k, " + vars[rank - 1] + " = tl + tx;\n";
-  out += "        if (" + vars[p] + " < " + sp + " && " + vars[rank - 1] + " < " + sl + ") {\n";
+  out += "        }\n      }\n";
+  // Phase 2: threads along the innermost dim compute and store. The other unguarded loads of the
+  // thread's rows are issued first (2a, before the barrier, while the tile loads are in flight),
+  // rather than each after the previous row's store; then each row is computed and stored (2b).
+  const int per_thread = (t + std::max(1, block / t) - 1) / std::max(1, block / t);
+  const std::string R = std::to_string(per_thread);
+  std::vector<int> hoisted, hoisted_roots;
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    const ValueExpr& e = nest.values[id];
+    if (e.op != ValueOp::Load || e.pred >= 0 || from_tile.count(static_cast<int>(id))) continue;
+    hoisted.push_back(static_cast<int>(id));
+    hoisted_roots.push_back(e.index);
+    out += "      " + std::string(memory_type(e.dtype)) + " h" + std::to_string(id) + "[" + R + "];\n";
+    from_tile[static_cast<int>(id)] = from_memory(e.dtype, "h" + std::to_string(id) + "[r]");
+  }
+  auto row_loop = [&] {
+    out += "#pragma unroll\n";
+    out += "      for (int r = 0; r < " + R + "; ++r) {\n";
+    out += "        const int k = ty + r * " + rows + ";\n";
+    out += "        const vf_index " + vars[p] + " = " + pre + "tp + k, " + vars[rank - 1] + " = " + pre + "tl + tx;\n";
+    out += "        if (k < " + T + " && " + vars[p] + " < " + sp + " && " + vars[rank - 1] + " < " + sl + ") {\n";
+  };
+  if (!hoisted.empty()) {
+    row_loop();
+    emit_index_defs(nest, hoisted_roots, vars, "vf_index", "          ", out);
+    for (int id : hoisted) {
+      const ValueExpr& e = nest.values[id];
+      out += "          h" + std::to_string(id) + "[r] = ((const " + memory_type(e.dtype) + "*)a.f" +
+             std::to_string(e.param) + ")[" + index_ref(nest, e.index, vars) + "];\n";
+    }
+    out += "        }\n      }\n";
+  }
+  out += "      __syncthreads();\n";
+  row_loop();
   emit_nest_body(nest, vars, "vf_index", "          ", out, "", &from_tile);
   out += "        }\n      }\n      __syncthreads();\n";
   out += "    }\n  }\n";
 }
 
-void emit_nest(const LoopNest& nest, int n, std::string& out) {
+void emit_nest(const LoopNest& nest, int n, bool index32, int block, std::string& out) {
   if (const int p = transposed_dim(nest); p >= 0) {
-    emit_tiled_nest(nest, n, p, out);
+    emit_tiled_nest(nest, n, p, index32, block, out);
     return;
   }
   const size_t rank = nest.extents.size();
   const std::string p = "n" + std::to_string(n) + "_";
-  std::vector<std::string> vars;
+  std::vector<std::string> vars, sizes;
   out += "  {\n";
   std::string numel = "(vf_i64)1";
   for (size_t d = 0; d < rank; ++d) {
     out += "    const vf_index " + p + "s" + std::to_string(d) + " = a.f" + std::to_string(nest.extents[d]) + ";\n";
     numel += " * " + p + "s" + std::to_string(d);
     vars.push_back(p + "i" + std::to_string(d));
+    sizes.push_back(p + "s" + std::to_string(d));
   }
   out += "    const vf_i64 numel = " + numel + ";\n";
   out += "    vf_i64 start = 0;\n";
-  if (nest.flat && !nest.stores.empty()) emit_vector_part(nest, out);
+  if (nest.flat && !nest.stores.empty()) {
+    emit_vector_part(nest, out);
+  } else if (!nest.flat && rank > 0) {
+    const std::vector<VarUse> use = var_uses(nest, static_cast<int64_t>(rank) - 1);
+    if (row_vector_ok(nest, use)) emit_row_vector(nest, use, sizes, vars, index32, p, out);
+  }
   out += "    for (vf_i64 flat = start + (vf_i64)blockIdx.x * blockDim.x + threadIdx.x; flat < numel;\n";
   out += "         flat += (vf_i64)gridDim.x * blockDim.x) {\n";
   if (nest.flat) {
@@ -175,15 +475,43 @@ void emit_nest(const LoopNest& nest, int n, std::string& out) {
 
 }  // namespace
 
+// Vector schedules keep 4 blocks of 256 threads resident (up to 64 registers a thread; with
+// kPacksInFlight packs each, 64 KB in flight per multiprocessor); tiled ones as many as their
+// shared memory allows, up to 4. Kernels with a reduction nest or only plain loops set none.
+int cuda_blocks_per_sm(const KernelIR& ir) {
+  int blocks = 0;
+  auto take = [&](int b) { blocks = blocks == 0 ? b : std::min(blocks, b); };
+  for (const LoopNest& nest : ir.nests) {
+    if (nest.is_reduction()) return 0;
+    if (const int p = transposed_dim(nest); p >= 0) {
+      int64_t shared = 0;
+      tile_size(nest, p, &shared);
+      // 228 KB of shared memory per multiprocessor on sm_90, 1 KB of it reserved per block.
+      take(static_cast<int>(std::clamp<int64_t>(228 * 1024 / (shared + 1024), 1, 4)));
+    } else if ((nest.flat && !nest.stores.empty()) ||
+               (!nest.flat && !nest.extents.empty() &&
+                row_vector_ok(nest, var_uses(nest, static_cast<int64_t>(nest.extents.size()) - 1)))) {
+      take(4);
+    }
+  }
+  return blocks;
+}
+
 std::string emit_cuda(const KernelIR& ir, const std::string& entry) {
   std::string out = "// Generated by viewfuse (CUDA pointwise kernel).\n";
   out += kPreludeCuda;
   out += kPreludeCommon;
   out += ir.abi.index32 ? "typedef vf_i32 vf_index;\n" : "typedef vf_i64 vf_index;\n";
   emit_args_struct(ir.abi, out);
-  out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(ir.abi.block_size) + ") " + entry +
+  const std::string min_blocks = ir.abi.blocks_per_sm > 0 ? ", " + std::to_string(ir.abi.blocks_per_sm) : "";
+  out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(ir.abi.block_size) + min_blocks + ") " + entry +
          "(const VfArgs a) {\n";
-  for (size_t n = 0; n < ir.nests.size(); ++n) emit_nest(ir.nests[n], static_cast<int>(n), out);
+  for (size_t n = 0; n < ir.nests.size(); ++n) {
+    if (ir.nests[n].is_reduction())
+      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n].team, out);
+    else
+      emit_nest(ir.nests[n], static_cast<int>(n), ir.abi.index32, ir.abi.block_size, out);
+  }
   out += "}\n";
   return out;
 }

@@ -266,6 +266,42 @@ void emit_index_defs(const LoopNest& nest, const std::vector<int>& roots, const 
   }
 }
 
+namespace {
+
+std::string value_def(const LoopNest& nest, int id, const std::vector<std::string>& vars, const std::string& flat,
+                      const std::unordered_map<int, std::string>* load_override) {
+  const ValueExpr& e = nest.values[id];
+  auto ix = [&](int k) { return index_expr(nest, k, vars); };
+  std::vector<std::string> x;
+  for (int a : e.args) x.push_back("v" + std::to_string(a));
+  std::string def;
+  switch (e.op) {
+    case ValueOp::Load: {
+      if (load_override && load_override->count(id))
+        def = load_override->at(id);
+      else if (flat == kVectorLane)
+        def = from_memory(e.dtype, "p" + std::to_string(id) + ".e[lane]");
+      else
+        def = load_expr(e.dtype, field_name(e.param),
+                        flat.empty() ? ix(e.index) : field_name(e.flat_offset) + " + " + flat);
+      if (e.pred >= 0) def = "(" + ix(e.pred) + " ? " + def + " : (" + compute_type(e.dtype) + ")0)";
+      break;
+    }
+    case ValueOp::Scalar: def = convert(e.dtype, field_name(e.param)); break;
+    case ValueOp::Constant: def = convert(e.dtype, scalar_literal(e.constant)); break;
+    case ValueOp::Iota:
+      def = convert(e.dtype, "(" + field_name(e.param) + " + (vf_i64)" + ix(e.index) + " * " + field_name(e.param2) + ")");
+      break;
+    case ValueOp::Apply: def = apply_expr(e, x); break;
+    case ValueOp::Cast: def = convert(e.dtype, x[0]); break;
+    case ValueOp::Select: def = "(" + ix(e.pred) + " ? " + x[0] + " : " + x[1] + ")"; break;
+    case ValueOp::Reduced: def = convert(e.dtype, "acc" + std::to_string(e.param)); break;
+  }
+  return def;
+}
+
+}  // namespace
+
 void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, const char* index_type,
                     const std::string& indent, std::string& out, const std::string& flat,
                     const std::unordered_map<int, std::string>* load_override) {
@@ -305,35 +341,13 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
     if (def.empty()) continue;
     out += indent + "const " + index_type + " j" + std::to_string(id) + " = " + def + ";\n";
   }
-  auto ix = [&](int id) { return index_expr(nest, id, vars); };
   for (size_t id = 0; id < nest.values.size(); ++id) {
     if (!need_value[id]) continue;
     const ValueExpr& e = nest.values[id];
-    std::vector<std::string> x;
-    for (int a : e.args) x.push_back("v" + std::to_string(a));
-    std::string def;
-    switch (e.op) {
-      case ValueOp::Load: {
-        if (overridden(static_cast<int>(id)))
-          def = load_override->at(static_cast<int>(id));
-        else if (flat == kVectorLane)
-          def = from_memory(e.dtype, "p" + std::to_string(id) + ".e[lane]");
-        else
-          def = load_expr(e.dtype, field_name(e.param), flat.empty() ? ix(e.index) : flat_index(e.flat_offset));
-        if (e.pred >= 0) def = "(" + ix(e.pred) + " ? " + def + " : (" + compute_type(e.dtype) + ")0)";
-        break;
-      }
-      case ValueOp::Scalar: def = convert(e.dtype, field_name(e.param)); break;
-      case ValueOp::Constant: def = convert(e.dtype, scalar_literal(e.constant)); break;
-      case ValueOp::Iota:
-        def = convert(e.dtype, "(" + field_name(e.param) + " + (vf_i64)" + ix(e.index) + " * " + field_name(e.param2) + ")");
-        break;
-      case ValueOp::Apply: def = apply_expr(e, x); break;
-      case ValueOp::Cast: def = convert(e.dtype, x[0]); break;
-      case ValueOp::Select: def = "(" + ix(e.pred) + " ? " + x[0] + " : " + x[1] + ")"; break;
-    }
-    out += indent + "const " + compute_type(e.dtype) + " v" + std::to_string(id) + " = " + def + ";\n";
+    out += indent + "const " + compute_type(e.dtype) + " v" + std::to_string(id) + " = " +
+           value_def(nest, static_cast<int>(id), vars, flat, load_override) + ";\n";
   }
+  auto ix = [&](int id) { return index_expr(nest, id, vars); };
   for (size_t k = 0; k < nest.stores.size(); ++k) {
     const StoreStmt& s = nest.stores[k];
     if (flat == kVectorLane) {
@@ -343,6 +357,107 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
     out += indent + "((" + memory_type(s.dtype) + "*)" + field_name(s.param) + ")[" +
            (flat.empty() ? ix(s.index) : flat_index(s.flat_offset)) + "] = " +
            store_value(s.dtype, "v" + std::to_string(s.value)) + ";\n";
+  }
+}
+
+}  // namespace vf
+
+namespace vf {
+
+ScopedEmitter::ScopedEmitter(const LoopNest& nest, std::vector<std::string> vars, const char* index_type)
+    : nest_(nest), vars_(std::move(vars)), index_type_(index_type) {
+  nest.scope_of_values(inner_value_, ready_);
+  for (const ReduceStmt& r : nest.reductions) phases_ = std::max(phases_, r.phase + 1);
+  const auto row_rank = static_cast<int64_t>(nest.extents.size());
+  inner_index_.resize(nest.indices.size());
+  for (size_t id = 0; id < nest.indices.size(); ++id)
+    inner_index_[id] = nest.index_uses_vars_from(static_cast<int>(id), row_rank);
+  defined_index_.assign(nest.indices.size(), 0);
+  defined_value_.assign(nest.values.size(), 0);
+}
+
+void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int>& indices, bool outer_only,
+                           const std::string& indent, std::string& out) {
+  std::vector<char> need_index(nest_.indices.size(), 0), need_value(nest_.values.size(), 0);
+  auto mark_index = [&](auto& self, int id) -> void {
+    if (id < 0 || need_index[id] || defined_index_[id]) return;
+    need_index[id] = 1;
+    const IndexExpr& e = nest_.indices[id];
+    if (e.op == IndexOp::Var || e.op == IndexOp::Const || e.op == IndexOp::Param) return;
+    self(self, e.a);
+    self(self, e.b);
+    self(self, e.c);
+  };
+  for (int id : indices) mark_index(mark_index, id);
+  std::vector<int> stack = values;
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    if (need_value[id] || defined_value_[id]) continue;
+    need_value[id] = 1;
+    const ValueExpr& e = nest_.values[id];
+    mark_index(mark_index, e.index);
+    mark_index(mark_index, e.pred);
+    for (int a : e.args) stack.push_back(a);
+  }
+  // Inner nodes are walked through (what they need may be outer) but, with outer_only, not defined.
+  for (size_t id = 0; id < nest_.indices.size(); ++id) {
+    if (!need_index[id] || (outer_only && inner_index_[id])) continue;
+    defined_index_[id] = 1;
+    const std::string def = index_def(nest_, static_cast<int>(id), vars_);
+    if (!def.empty()) out += indent + "const " + index_type_ + " j" + std::to_string(id) + " = " + def + ";\n";
+  }
+  for (size_t id = 0; id < nest_.values.size(); ++id) {
+    if (!need_value[id] || (outer_only && inner_value_[id])) continue;
+    defined_value_[id] = 1;
+    out += indent + "const " + compute_type(nest_.values[id].dtype) + " v" + std::to_string(id) + " = " +
+           value_def(nest_, static_cast<int>(id), vars_, "", nullptr) + ";\n";
+  }
+}
+
+std::string ScopedEmitter::index(int id) const { return index_expr(nest_, id, vars_); }
+
+std::string ScopedEmitter::store(const StoreStmt& s) const {
+  return "((" + std::string(memory_type(s.dtype)) + "*)" + field_name(s.param) + ")[" + index(s.index) +
+         "] = " + store_value(s.dtype, "v" + std::to_string(s.value)) + ";\n";
+}
+
+std::vector<int> ScopedEmitter::phase_operands(int phase) const {
+  std::vector<int> ids;
+  for (const ReduceStmt& r : nest_.reductions)
+    if (r.phase == phase) ids.push_back(r.value);
+  return ids;
+}
+
+std::string reduce_identity(const ReduceStmt& r) {
+  const DType t = r.acc_dtype;
+  switch (r.op) {
+    case OpKind::Sum: return std::string("(") + compute_type(t) + ")0";
+    case OpKind::Prod: return std::string("(") + compute_type(t) + ")1";
+    case OpKind::Amax: case OpKind::Amin: {
+      const bool max = r.op == OpKind::Amax;
+      if (is_floating(t)) return std::string(max ? "-" : "") + "(" + compute_type(t) + ")vf_bits_f64(0x7ff0000000000000ull)";
+      if (t == DType::Bool) return max ? "false" : "true";
+      if (t == DType::UInt8) return max ? "(vf_u8)0" : "(vf_u8)255";
+      const int64_t bits = 8 * dtype_size(t) - 1;
+      const int64_t hi = static_cast<int64_t>((uint64_t{1} << bits) - 1);
+      return max ? "(" + std::string(compute_type(t)) + ")(" + int_literal(-hi) + " - 1)"
+                 : "(" + std::string(compute_type(t)) + ")" + int_literal(hi);
+    }
+    default: VF_INTERNAL_ERROR("reduce_identity: prims.", op_name(r.op), " is not a combining reduction");
+  }
+}
+
+std::string reduce_combine(const ReduceStmt& r, const std::string& acc, const std::string& x) {
+  const bool wrap = is_integral(r.acc_dtype);
+  switch (r.op) {
+    case OpKind::Sum:
+      return wrap ? "(vf_i64)((vf_u64)" + acc + " + (vf_u64)" + x + ")" : acc + " + " + x;
+    case OpKind::Prod:
+      return wrap ? "(vf_i64)((vf_u64)" + acc + " * (vf_u64)" + x + ")" : acc + " * " + x;
+    case OpKind::Amax: return "vf_maximum(" + acc + ", " + x + ")";
+    case OpKind::Amin: return "vf_minimum(" + acc + ", " + x + ")";
+    default: VF_INTERNAL_ERROR("reduce_combine: prims.", op_name(r.op), " is not a combining reduction");
   }
 }
 

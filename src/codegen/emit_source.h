@@ -1,6 +1,7 @@
 // Kernel IR to source text: the shared expression emitter and the two target emitters.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,7 +38,47 @@ std::string store_value(DType dtype, const std::string& value);
 // lane `lane` of pack s<store index> (the CUDA vector path declares both).
 inline constexpr const char* kVectorLane = "<lane>";
 
+// Emission of a reduction nest's expressions in scopes (kernel_ir.h): each index and value node is
+// defined once, in the outermost scope where it can be, and is visible to the scopes inside it.
+class ScopedEmitter {
+ public:
+  ScopedEmitter(const LoopNest& nest, std::vector<std::string> vars, const char* index_type);
+
+  int phases() const { return phases_; }
+  // The operands of the reductions of a phase.
+  std::vector<int> phase_operands(int phase) const;
+  // Defines what `values` and `indices` need that is not defined yet; with outer_only, only the
+  // nodes that do not read the reduced loop vars (and so can precede the loop over them).
+  void define(const std::vector<int>& values, const std::vector<int>& indices, bool outer_only,
+              const std::string& indent, std::string& out);
+  // Definitions made inside a loop go out of scope with it: save before, restore after.
+  std::pair<std::vector<char>, std::vector<char>> save() const { return {defined_index_, defined_value_}; }
+  void restore(std::pair<std::vector<char>, std::vector<char>> s) {
+    defined_index_ = std::move(s.first);
+    defined_value_ = std::move(s.second);
+  }
+  std::string index(int id) const;
+  std::string store(const StoreStmt& s) const;  // the statement, with a newline
+
+ private:
+  const LoopNest& nest_;
+  std::vector<std::string> vars_;
+  const char* index_type_;
+  int phases_ = 0;
+  std::vector<char> inner_value_, inner_index_, defined_index_, defined_value_;
+  std::vector<int> ready_;
+};
+
+// A reduction's identity and one combining step, as C expressions in its accumulator type.
+std::string reduce_identity(const ReduceStmt& r);
+std::string reduce_combine(const ReduceStmt& r, const std::string& acc, const std::string& x);
+
+// A reduction nest for CUDA (emit_cuda_reduction.cpp); `team` threads take one row.
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, std::string& out);
+
 std::string emit_cpp(const KernelIR& ir, const std::string& entry);
 std::string emit_cuda(const KernelIR& ir, const std::string& entry);
+// The blocks per multiprocessor the CUDA schedules of `ir` are made for (KernelAbi::blocks_per_sm).
+int cuda_blocks_per_sm(const KernelIR& ir);
 
 }  // namespace vf

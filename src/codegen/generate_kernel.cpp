@@ -64,6 +64,10 @@ GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
   KernelIR ir = lower_kernel(spec);
   const bool index32 = target == Target::Cuda && index32_ok(spec, ir.abi);
   finalize_abi(ir.abi, index32);
+  // A warp per row when rows are short, the whole block otherwise (CPU: one thread per row).
+  for (AbiNest& n : ir.abi.nests)
+    if (n.output < 0) n.team = target == Target::Cpu ? 1 : n.inner <= 1024 ? 32 : ir.abi.block_size;
+  if (target == Target::Cuda) ir.abi.blocks_per_sm = cuda_blocks_per_sm(ir);
   GeneratedKernel k;
   k.target = target;
   k.entry = "vf_kernel";
@@ -146,13 +150,16 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
   }
   int64_t total = 0, largest = 0;
   for (const AbiNest& n : abi.nests) {
-    const int64_t numel = args.outputs[n.output].layout->numel();
-    total += numel;
-    largest = std::max(largest, numel);
+    // A reduction nest's work item is a row; on CUDA, a team of n.team threads takes a row.
+    const int64_t work = n.output >= 0 ? args.outputs[n.output].layout->numel() : n.rows;
+    total += work;
+    largest = std::max(largest, n.output >= 0 ? work : work * n.team);
   }
   block.cpu_extent = total;
   block.block = static_cast<uint32_t>(abi.block_size);
-  const int64_t max_blocks = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * 8;
+  // One wave: the kernel's schedules loop over their work (grid-stride), so blocks beyond what the
+  // device keeps resident would only run after the first ones, with less work in flight.
+  const int64_t max_blocks = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * (abi.blocks_per_sm > 0 ? abi.blocks_per_sm : 8);
   const int64_t wanted = (largest + abi.block_size - 1) / abi.block_size;
   block.grid = static_cast<uint32_t>(std::clamp<int64_t>(wanted, 1, max_blocks));
   block.shared_bytes = 0;

@@ -47,9 +47,12 @@ struct AbiView {
   Layout spec_view_layout;   // ... and the composed layout it gives (reused when the input matches)
 };
 
-// A loop nest's iteration space is the shape of fusion output `output`.
+// A pointwise nest's iteration space is the shape of fusion output `output`; a reduction nest
+// (output -1) iterates `rows` rows of `inner` reduced elements.
 struct AbiNest {
-  int32_t output = 0;
+  int32_t output = -1;
+  int64_t rows = 0, inner = 0;
+  int32_t team = 0;  // CUDA: threads that reduce one row together (a warp or the whole block)
 };
 
 // The argument block: the source declares `struct VfArgs` with member `f<k>` for fields[k] at
@@ -67,6 +70,9 @@ struct KernelAbi {
   std::vector<int32_t> contiguous_inputs, contiguous_views, contiguous_outputs;
   bool index32 = false;  // CUDA: index math in 32 bits (every extent and storage span < 2^31)
   int32_t block_size = 256;  // CUDA threads per block
+  // CUDA: blocks per multiprocessor the kernel is compiled to keep resident (the minimum of its
+  // __launch_bounds__); the grid is capped at one wave of them. 0: unset (no minimum, cap 8).
+  int32_t blocks_per_sm = 0;
 };
 
 int64_t abi_field_size(AbiFieldType type);

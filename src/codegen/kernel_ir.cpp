@@ -81,6 +81,61 @@ int LoopNest::value(const ValueExpr& e) {
   return id;
 }
 
+bool LoopNest::index_uses_vars_from(int id, int64_t first_var) const {
+  if (id < 0) return false;
+  const IndexExpr& e = indices[id];
+  switch (e.op) {
+    case IndexOp::Var: return e.value >= first_var;
+    case IndexOp::Const: case IndexOp::Param: return false;
+    default:
+      return index_uses_vars_from(e.a, first_var) || index_uses_vars_from(e.b, first_var) ||
+             index_uses_vars_from(e.c, first_var);
+  }
+}
+
+void LoopNest::scope_of_values(std::vector<char>& inner, std::vector<int>& ready) const {
+  const auto row_rank = static_cast<int64_t>(extents.size());
+  std::vector<char> inner_index(indices.size(), 0);
+  for (size_t id = 0; id < indices.size(); ++id) {  // arena order is topological
+    const IndexExpr& e = indices[id];
+    if (e.op == IndexOp::Var)
+      inner_index[id] = e.value >= row_rank;
+    else if (e.op != IndexOp::Const && e.op != IndexOp::Param)
+      inner_index[id] = (e.a >= 0 && inner_index[e.a]) || (e.b >= 0 && inner_index[e.b]) || (e.c >= 0 && inner_index[e.c]);
+  }
+  inner.assign(values.size(), 0);
+  ready.assign(values.size(), 0);
+  for (size_t id = 0; id < values.size(); ++id) {  // a reduction's operand precedes its Reduced value
+    const ValueExpr& e = values[id];
+    char in = (e.index >= 0 && inner_index[e.index]) || (e.pred >= 0 && inner_index[e.pred]);
+    int r = 0;
+    for (int a : e.args) {
+      in = in || inner[a];
+      r = std::max(r, ready[a]);
+    }
+    if (e.op == ValueOp::Reduced) {
+      const int operand = reductions.at(e.param).value;
+      VF_INTERNAL_CHECK(operand < static_cast<int>(id), "reduction ", e.param, " operand v", operand,
+                        " follows its result v", id);
+      r = ready[operand] + 1;
+    }
+    inner[id] = in;
+    ready[id] = r;
+  }
+}
+
+int LoopNest::assign_phases() {
+  std::vector<char> inner;
+  std::vector<int> ready;
+  scope_of_values(inner, ready);
+  int phases = 0;
+  for (ReduceStmt& red : reductions) {
+    red.phase = ready[red.value];
+    phases = std::max(phases, red.phase + 1);
+  }
+  return phases;
+}
+
 int KernelIR::field(AbiFieldKind kind, int32_t a, int32_t b, int64_t value) {
   for (size_t i = 0; i < abi.fields.size(); ++i) {
     const AbiField& f = abi.fields[i];

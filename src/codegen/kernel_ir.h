@@ -11,8 +11,13 @@
 // kept rounded to the half type after every op, as eager PyTorch does); loads may be guarded by
 // a predicate, in which case they read nothing and give 0 when it is false.
 //
-// Reductions would add reduced loop dims to a nest after the output dims, with an accumulator
-// value and a combine op whose result is stored after the reduced loops; not implemented yet.
+// A reduction nest iterates rows: its `extents` are the row dims (loop vars 0..r-1) and its
+// `inner_extents` the reduced dims (loop vars r..r+k-1), shared by every reduction in it. Per row,
+// the reductions run in phases: a phase is one loop over the reduced dims that accumulates every
+// reduction whose operand needs only the results of earlier phases; a `Reduced` value reads a
+// reduction's result after its phase. Then one more loop over the reduced dims performs the
+// stores of full-shape outputs, and the row stores (outputs of the row shape) come last. Values
+// that do not depend on the reduced loop vars are computed once per row.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +52,7 @@ enum class ValueOp : uint8_t {
   Apply,     // fn applied to args (operands of operand_dtype), result in dtype
   Cast,      // args[0] from operand_dtype to dtype
   Select,    // pred ? args[0] : args[1]
+  Reduced,   // the result of reduction `param` of the nest (rounded to dtype), after its phase
 };
 
 struct ValueExpr {
@@ -68,10 +74,22 @@ struct StoreStmt {
   int index = -1;  // element offset
   int value = -1;
   int flat_offset = -1;  // in a flat nest: the offset field
+  bool row = false;      // a reduction nest's row store (index uses only the row vars)
+};
+
+// One reduction of a reduction nest: combines `value` (an expression over the row and reduced
+// vars, of the accumulator's dtype) over the reduced dims, starting from the identity of `op`.
+struct ReduceStmt {
+  OpKind op = OpKind::Sum;        // Sum, Prod, Amax or Amin
+  DType acc_dtype = DType::Float32;  // Float32 for half types, Int64 for integers
+  int value = -1;
+  int phase = 0;  // set by LoopNest::assign_phases
 };
 
 struct LoopNest {
-  std::vector<int> extents;  // one param (OutputSize field) per loop dim
+  std::vector<int> extents;        // one param (OutputSize field) per loop dim (row dims of a reduction nest)
+  std::vector<int> inner_extents;  // a reduction nest's reduced dims (params), after the row dims
+  std::vector<ReduceStmt> reductions;  // empty for a pointwise nest
   // Every load and store is unguarded and contiguous in the nest's row-major order, so element
   // k of the flattened space is at offset + k in every buffer: emitted without index math.
   bool flat = true;
@@ -85,6 +103,15 @@ struct LoopNest {
   int constant(int64_t v) { return index({IndexOp::Const, v}); }
   int param(int field) { return index({IndexOp::Param, field}); }
   int binary(IndexOp op, int a, int b) { return index({op, 0, a, b}); }
+
+  bool is_reduction() const { return !reductions.empty(); }
+  // Whether index id reads a loop var >= first_var (for a reduction nest: a reduced var).
+  bool index_uses_vars_from(int id, int64_t first_var) const;
+  // Per value: whether it reads a reduced loop var, and the number of reduction phases that must
+  // complete before it can be computed.
+  void scope_of_values(std::vector<char>& inner, std::vector<int>& ready) const;
+  // Sets each ReduceStmt::phase (the phases its operand waits for); returns the phase count.
+  int assign_phases();
 
  private:
   struct Hash {

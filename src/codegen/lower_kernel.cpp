@@ -25,6 +25,38 @@ StrideClass dim_class(const Layout& l, int64_t d) {
 
 // Constant fields for iota's start and step are never narrowed to 32 bits (see finalize_abi).
 constexpr int32_t kWideConstantSlot = 1000;
+// Constant fields holding the extents of split loop dims (see Lowering::loop_space): slot
+// kSplitSlot + 16 * output dim + factor, below kWideConstantSlot so they narrow to 32 bits.
+constexpr int32_t kSplitSlot = 500;
+
+// The dims of a reshape's input shape `is` and output shape `os` matched in groups of equal
+// numel, in order: input dims [i0, i1) hold the same elements as output dims [j0, j1).
+struct ReshapeGroup {
+  size_t i0, i1, j0, j1;
+};
+std::vector<ReshapeGroup> reshape_groups(const Shape& is, const Shape& os) {
+  std::vector<ReshapeGroup> groups;
+  size_t i = 0, j = 0;
+  while (i < is.size() || j < os.size()) {
+    const size_t i0 = i, j0 = j;
+    int64_t pin = 1, pout = 1;
+    if (i < is.size()) pin *= is[i++];
+    if (j < os.size()) pout *= os[j++];
+    while (pin != pout) {
+      if (pin < pout) {
+        VF_INTERNAL_CHECK(i < is.size(), "reshape groups of ", shape_to_string(is));
+        pin *= is[i++];
+      } else {
+        VF_INTERNAL_CHECK(j < os.size(), "reshape groups of ", shape_to_string(os));
+        pout *= os[j++];
+      }
+    }
+    groups.push_back({i0, i, j0, j});
+  }
+  return groups;
+}
+// Constant fields for a reduction nest's row and reduced extents (slot + dim).
+constexpr int32_t kRowSlot = 100, kInnerSlot = 200;
 
 class Lowering {
  public:
@@ -48,6 +80,12 @@ class Lowering {
       views_[inputs[i]] = ViewOf{static_cast<int>(i), {}, l};
     }
     find_views();
+    for (const auto& node : fusion_.nodes()) {
+      if (op_category(node->op) == OpCategory::Reduction) {
+        lower_reduction_nest(*node);
+        return std::move(ir_);
+      }
+    }
     // Group outputs by shape, in order of first appearance.
     std::vector<std::vector<int>> groups;
     for (size_t o = 0; o < outputs.size(); ++o) {
@@ -90,38 +128,9 @@ class Lowering {
     flat_inputs_.clear();
     flat_views_.clear();
     flat_outputs_.clear();
-    const Value* first = fusion_.outputs()[outs[0]];
-    ir_.abi.nests.push_back({outs[0]});
-    std::vector<int> idx;
-    for (int64_t d = 0; d < first->rank(); ++d) {
-      nest_->extents.push_back(ir_.field(AbiFieldKind::OutputSize, outs[0], static_cast<int32_t>(d)));
-      idx.push_back(nest_->var(d));
-    }
-    for (int o : outs) {
-      const Value* out = fusion_.outputs()[o];
-      const int value = visit(out, idx, -1);
-      const Layout& l = spec_.output_layouts[o];
-      auto& classes = ir_.abi.output_classes[o];
-      classes.clear();
-      int index = nest_->param(ir_.field(AbiFieldKind::OutputOffset, o));
-      for (int64_t d = 0; d < l.rank(); ++d) {
-        const StrideClass c = dim_class(l, d);
-        classes.push_back(static_cast<uint8_t>(c));
-        index = add(index, scaled(idx[d], c, AbiFieldKind::OutputStride, o, d));
-      }
-      StoreStmt s;
-      if (l.is_contiguous()) {
-        s.flat_offset = ir_.field(AbiFieldKind::OutputOffset, o);
-        flat_outputs_.push_back(o);
-      } else {
-        nest_->flat = false;
-      }
-      s.param = ir_.field(AbiFieldKind::OutputData, o);
-      s.dtype = out->dtype;
-      s.index = index;
-      s.value = value;
-      nest_->stores.push_back(s);
-    }
+    ir_.abi.nests.push_back({outs[0], 0, 0});
+    const std::vector<int> idx = loop_space(outs[0]);
+    for (int o : outs) store_output(o, idx, false);
     if (nest_->flat) {
       auto append = [](std::vector<int32_t>& to, const std::vector<int32_t>& from) {
         for (int32_t x : from)
@@ -131,9 +140,61 @@ class Lowering {
       append(ir_.abi.contiguous_views, flat_views_);
       append(ir_.abi.contiguous_outputs, flat_outputs_);
     } else {
-      for (StoreStmt& s : nest_->stores) s.flat_offset = -1;
-      for (ValueExpr& e : nest_->values) e.flat_offset = -1;
+      clear_flat_offsets();
     }
+  }
+
+  void clear_flat_offsets() {
+    for (StoreStmt& s : nest_->stores) s.flat_offset = -1;
+    for (ValueExpr& e : nest_->values) e.flat_offset = -1;
+  }
+
+  // The loop dims of a pointwise nest over the shape of output `out`, and the index of each of
+  // its dims. An output dim that a reshape in the segment builds by merging input dims
+  // ([.., 32, 128] -> [.., 4096]) is split into loop dims of those sizes, so that the load through
+  // the reshape uses the loop vars where it would otherwise divide the merged index.
+  std::vector<int> loop_space(int out) {
+    const Shape& shape = fusion_.outputs()[out]->shape;
+    std::vector<std::vector<int64_t>> split(shape.size());
+    std::vector<int32_t> split_node(shape.size(), 0);
+    for (const auto& node : fusion_.nodes()) {
+      if (node->op != OpKind::Reshape || node->output()->shape != shape || node->output()->numel() == 0) continue;
+      const Shape& is = node->inputs[0]->shape;
+      for (const ReshapeGroup& g : reshape_groups(is, shape)) {
+        if (g.j1 - g.j0 != 1 || g.i1 - g.i0 < 2 || g.i1 - g.i0 > 16 || !split[g.j0].empty()) continue;
+        split[g.j0].assign(is.begin() + static_cast<std::ptrdiff_t>(g.i0), is.begin() + static_cast<std::ptrdiff_t>(g.i1));
+        split_node[g.j0] = node->id;
+      }
+    }
+    linear_.clear();
+    loop_sizes_.clear();
+    std::vector<int> idx;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      const auto dim = static_cast<int32_t>(d);
+      if (split[d].empty()) {
+        const auto v = static_cast<int64_t>(nest_->extents.size());
+        nest_->extents.push_back(ir_.field(AbiFieldKind::OutputSize, out, dim));
+        loop_sizes_.push_back(shape[d]);
+        idx.push_back(nest_->var(v));
+        linear_[idx.back()] = {v};
+        continue;
+      }
+      int index = -1;
+      std::vector<int64_t> vars;
+      for (size_t k = 0; k < split[d].size(); ++k) {
+        const auto v = static_cast<int64_t>(nest_->extents.size());
+        const int extent = ir_.field(AbiFieldKind::Constant, split_node[d],
+                                     kSplitSlot + 16 * dim + static_cast<int32_t>(k), split[d][k]);
+        nest_->extents.push_back(extent);
+        loop_sizes_.push_back(split[d][k]);
+        linear_[nest_->var(v)] = {v};
+        index = index < 0 ? nest_->var(v) : add(mul(index, nest_->param(extent)), nest_->var(v));
+        vars.push_back(v);
+      }
+      idx.push_back(index);
+      linear_[index] = vars;
+    }
+    return idx;
   }
 
   int add(int a, int b) { return nest_->binary(IndexOp::Add, a, b); }
@@ -215,12 +276,25 @@ class Lowering {
       index = add(index, scaled(idx[d], c, stride_kind, buffer, d));
     }
     ValueExpr e;
-    const bool in_order = pred < 0 && idx.size() == nest_->extents.size() && view.layout.is_contiguous() &&
-                          [&] {
-                            for (size_t d = 0; d < idx.size(); ++d)
-                              if (idx[d] != nest_->var(static_cast<int64_t>(d))) return false;
-                            return true;
-                          }();
+    // In order: the dims' indices are the loop vars in order, each dim's the row-major
+    // linearisation of one or more of them (split loop dims, see loop_space). Nests without a
+    // loop_space (linear_ empty) need dim d's index to be loop var d.
+    const bool in_order = pred < 0 && view.layout.is_contiguous() && [&] {
+      if (linear_.empty()) {
+        if (idx.size() != nest_->extents.size()) return false;
+        for (size_t d = 0; d < idx.size(); ++d)
+          if (idx[d] != nest_->var(static_cast<int64_t>(d))) return false;
+        return true;
+      }
+      int64_t next = 0;
+      for (int i : idx) {
+        auto it = linear_.find(i);
+        if (it == linear_.end()) return false;
+        for (int64_t v : it->second)
+          if (v != next++) return false;
+      }
+      return next == static_cast<int64_t>(nest_->extents.size());
+    }();
     if (in_order) {
       e.flat_offset = ir_.field(offset_kind, buffer);
       (view.steps.empty() ? flat_inputs_ : flat_views_).push_back(buffer);
@@ -266,6 +340,10 @@ class Lowering {
     return result;
   }
 
+  void lower_reduction_nest(const Node& first);
+  void store_output(int o, const std::vector<int>& idx, bool row);
+  int reduce(OpKind op, DType acc_dtype, int value, DType result_dtype);
+  int lower_reduction(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
   int lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
   int lower_reshape(const Node& n, const std::vector<int>& idx, int pred);
   int lower_pad(const Node& n, const std::vector<int>& idx, int pred);
@@ -279,10 +357,193 @@ class Lowering {
   std::unordered_map<const Value*, int> view_ids_;
   std::map<std::tuple<const Value*, std::vector<int>, int>, int> memo_;
   std::vector<int32_t> flat_inputs_, flat_views_, flat_outputs_;  // of the current nest
+  // Of the current pointwise nest (loop_space): the loop vars whose row-major linearisation an
+  // index id is, and each loop var's extent in the spec.
+  std::unordered_map<int, std::vector<int64_t>> linear_;
+  std::vector<int64_t> loop_sizes_;
+  Shape inner_sizes_;  // a reduction nest's reduced extents
+  int inner_count_ = -1;  // value: their product, as a Float64 (var's element count)
 };
 
+// Stores output o at loop index idx (one index per output dim); a row store of a reduction nest
+// when `row`.
+void Lowering::store_output(int o, const std::vector<int>& idx, bool row) {
+  const Value* out = fusion_.outputs()[o];
+  const int value = visit(out, idx, -1);
+  const Layout& l = spec_.output_layouts[o];
+  auto& classes = ir_.abi.output_classes[o];
+  classes.clear();
+  int index = nest_->param(ir_.field(AbiFieldKind::OutputOffset, o));
+  for (int64_t d = 0; d < l.rank(); ++d) {
+    const StrideClass c = dim_class(l, d);
+    classes.push_back(static_cast<uint8_t>(c));
+    index = add(index, scaled(idx[d], c, AbiFieldKind::OutputStride, o, d));
+  }
+  StoreStmt s;
+  if (l.is_contiguous()) {
+    s.flat_offset = ir_.field(AbiFieldKind::OutputOffset, o);
+    flat_outputs_.push_back(o);
+  } else {
+    nest_->flat = false;
+  }
+  s.param = ir_.field(AbiFieldKind::OutputData, o);
+  s.dtype = out->dtype;
+  s.index = index;
+  s.value = value;
+  s.row = row;
+  nest_->stores.push_back(s);
+}
+
+// The reduced dims of a reduction node, ascending.
+std::vector<int64_t> reduced_dims(const Node& n) {
+  std::vector<int64_t> dims = n.op == OpKind::Var || n.op == OpKind::VarMean ? n.attr<VarAttrs>().dims
+                                                                             : n.attr<DimsAttrs>().dims;
+  std::sort(dims.begin(), dims.end());
+  return dims;
+}
+
+// Row sizes are the kept dims of `first`'s input, reduced sizes its reduced dims. An output of
+// the input's shape is stored in the loop over the reduced dims; one of the result's shape is a
+// row store.
+void Lowering::lower_reduction_nest(const Node& first) {
+  nest_ = &ir_.nests.emplace_back();
+  nest_->flat = false;
+  memo_.clear();
+  const Shape& full = first.inputs[0]->shape;
+  const std::vector<int64_t> dims = reduced_dims(first);
+  Shape rows;
+  std::vector<int> row_idx, full_idx;
+  for (int64_t d = 0; d < static_cast<int64_t>(full.size()); ++d) {
+    if (std::binary_search(dims.begin(), dims.end(), d)) continue;
+    const int k = static_cast<int>(rows.size());
+    nest_->extents.push_back(ir_.field(AbiFieldKind::Constant, first.id, kRowSlot + k, full[d]));
+    rows.push_back(full[d]);
+    row_idx.push_back(nest_->var(k));
+  }
+  for (size_t j = 0; j < dims.size(); ++j) {
+    nest_->inner_extents.push_back(
+        ir_.field(AbiFieldKind::Constant, first.id, kInnerSlot + static_cast<int>(j), full[dims[j]]));
+    inner_sizes_.push_back(full[dims[j]]);
+  }
+  for (int64_t d = 0, r = 0, j = 0; d < static_cast<int64_t>(full.size()); ++d) {
+    const bool reduced = std::binary_search(dims.begin(), dims.end(), d);
+    full_idx.push_back(nest_->var(reduced ? static_cast<int64_t>(rows.size()) + j++ : r++));
+  }
+  AbiNest abi_nest;
+  abi_nest.rows = shape_numel(rows);
+  abi_nest.inner = shape_numel(inner_sizes_);
+  ir_.abi.nests.push_back(abi_nest);
+  for (size_t o = 0; o < fusion_.outputs().size(); ++o) {
+    const Value* out = fusion_.outputs()[o];
+    const Layout& l = spec_.output_layouts[o];
+    VF_INTERNAL_CHECK(l.sizes == out->shape && l.strides.size() == l.sizes.size(), "output ", out->name,
+                      " has layout ", l.to_string(), " for shape ", shape_to_string(out->shape));
+    if (out->shape == rows)
+      store_output(static_cast<int>(o), row_idx, true);
+    else if (out->shape == full)
+      store_output(static_cast<int>(o), full_idx, false);
+    else
+      throw UnsupportedKernel(detail::concat(
+          "output ", out->name, " of shape ", shape_to_string(out->shape), " has neither the shape ",
+          shape_to_string(full), " that prims.", op_name(first.op), " ", first.output()->name,
+          " reduces nor its result's shape ", shape_to_string(rows)));
+  }
+  clear_flat_offsets();
+  nest_->assign_phases();
+}
+
+// Appends a reduction of `value` (of acc_dtype) and gives its result converted to result_dtype.
+int Lowering::reduce(OpKind op, DType acc_dtype, int value, DType result_dtype) {
+  ReduceStmt r;
+  r.op = op;
+  r.acc_dtype = acc_dtype;
+  r.value = value;
+  nest_->reductions.push_back(r);
+  ValueExpr e;
+  e.op = ValueOp::Reduced;
+  e.dtype = result_dtype;
+  e.operand_dtype = acc_dtype;
+  e.param = static_cast<int>(nest_->reductions.size()) - 1;
+  return nest_->value(e);
+}
+
+// A reduction's result at row index idx: its input at (idx over the kept dims, the nest's reduced
+// loop vars over the reduced dims), combined over the reduced vars.
+int Lowering::lower_reduction(const Node& n, const Value* out, const std::vector<int>& idx, int pred) {
+  const auto row_rank = static_cast<int64_t>(nest_->extents.size());
+  const Value* in = n.inputs[0];
+  const std::vector<int64_t> dims = reduced_dims(n);
+  Shape sizes;
+  for (int64_t d : dims) sizes.push_back(in->shape[d]);
+  if (sizes != inner_sizes_)
+    throw UnsupportedKernel(detail::concat("prims.", op_name(n.op), " ", out->name, " reduces extents ",
+                                           shape_to_string(sizes), ", the kernel's reduced extents are ",
+                                           shape_to_string(inner_sizes_)));
+  for (int i : idx)
+    if (nest_->index_uses_vars_from(i, row_rank) || nest_->index_uses_vars_from(pred, row_rank))
+      throw UnsupportedKernel(detail::concat("prims.", op_name(n.op), " ", out->name,
+                                             " is read at a position that depends on the reduced dims"));
+  std::vector<int> in_idx;
+  for (int64_t d = 0, k = 0, j = 0; d < in->rank(); ++d) {
+    const bool reduced = std::binary_search(dims.begin(), dims.end(), d);
+    in_idx.push_back(reduced ? nest_->var(row_rank + j++) : idx.at(k++));
+  }
+  const int x = visit(in, in_idx, pred);
+  auto cast = [&](int v, DType from, DType to) {
+    if (from == to) return v;
+    ValueExpr e;
+    e.op = ValueOp::Cast;
+    e.dtype = to;
+    e.operand_dtype = from;
+    e.args = {v};
+    return nest_->value(e);
+  };
+  auto apply = [&](OpKind fn, DType dtype, std::vector<int> args) {
+    ValueExpr e;
+    e.op = ValueOp::Apply;
+    e.fn = fn;
+    e.dtype = dtype;
+    e.operand_dtype = dtype;
+    e.args = std::move(args);
+    return nest_->value(e);
+  };
+  if (n.op != OpKind::Var && n.op != OpKind::VarMean) {
+    DType acc = out->dtype;
+    if (is_half(in->dtype)) acc = DType::Float32;
+    if (is_integral(in->dtype) && (n.op == OpKind::Sum || n.op == OpKind::Prod)) acc = DType::Int64;
+    return reduce(n.op, acc, cast(x, in->dtype, acc), out->dtype);
+  }
+  // var and var_mean: the mean by one sum, then the sum of squared deviations from it.
+  const DType acc = in->dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  const int xa = cast(x, in->dtype, acc);
+  if (inner_count_ < 0) {
+    ValueExpr count;
+    count.op = ValueOp::Scalar;
+    count.dtype = DType::Float64;
+    count.param = ir_.field(AbiFieldKind::Constant, n.id, kWideConstantSlot + 2, shape_numel(inner_sizes_));
+    inner_count_ = nest_->value(count);
+  }
+  const int count = cast(inner_count_, DType::Float64, acc);
+  const int mean = apply(OpKind::Div, acc, {reduce(OpKind::Sum, acc, xa, acc), count});
+  const int dev = apply(OpKind::Sub, acc, {xa, mean});
+  const int m2 = reduce(OpKind::Sum, acc, apply(OpKind::Mul, acc, {dev, dev}), acc);
+  ValueExpr correction;
+  correction.op = ValueOp::Constant;
+  correction.dtype = acc;
+  correction.constant = Scalar::from_float(n.attr<VarAttrs>().correction);
+  ValueExpr zero = correction;
+  zero.constant = Scalar::from_float(0.0);
+  const int divisor = apply(OpKind::Maximum, acc, {apply(OpKind::Sub, acc, {count, nest_->value(correction)}),
+                                                   nest_->value(zero)});
+  const int var = cast(apply(OpKind::Div, acc, {m2, divisor}), acc, n.outputs[0]->dtype);
+  memo_.emplace(std::make_tuple(n.outputs[0], idx, pred), var);
+  if (n.outputs.size() > 1) memo_.emplace(std::make_tuple(n.outputs[1], idx, pred), cast(mean, acc, n.outputs[1]->dtype));
+  return out == n.outputs[0] ? var : cast(mean, acc, out->dtype);
+}
+
 // Reshape: dims of the input and output shapes are matched in groups of equal numel; within a
-// group the output index is linearised and unravelled over the input dims (/ and %).
+// group the output index is linearised and unravelled over the input dims (/ and %), unless it
+// is the linearisation of loop vars of the input dims' sizes (a split loop dim): those are used.
 int Lowering::lower_reshape(const Node& n, const std::vector<int>& idx, int pred) {
   const Value* in = n.inputs[0];
   const Shape& is = in->shape;
@@ -290,23 +551,19 @@ int Lowering::lower_reshape(const Node& n, const std::vector<int>& idx, int pred
   std::vector<int> in_idx(is.size(), nest_->constant(0));
   if (in->numel() == 0) return visit(in, in_idx, pred);  // never evaluated
   int slot = 0;
-  size_t i = 0, j = 0;
-  while (i < is.size() || j < os.size()) {
-    size_t i0 = i, j0 = j;
-    int64_t pin = 1, pout = 1;
-    if (i < is.size()) pin *= is[i++];
-    if (j < os.size()) pout *= os[j++];
-    while (pin != pout) {
-      if (pin < pout) {
-        VF_INTERNAL_CHECK(i < is.size(), "reshape groups of ", shape_to_string(is));
-        pin *= is[i++];
-      } else {
-        VF_INTERNAL_CHECK(j < os.size(), "reshape groups of ", shape_to_string(os));
-        pout *= os[j++];
-      }
-    }
+  for (const ReshapeGroup& g : reshape_groups(is, os)) {
+    const size_t i0 = g.i0, i = g.i1, j0 = g.j0, j = g.j1;
     if (i - i0 == 1 && j - j0 == 1) {
       in_idx[i0] = idx[j0];
+      continue;
+    }
+    if (auto it = j - j0 == 1 ? linear_.find(idx[j0]) : linear_.end();
+        it != linear_.end() && it->second.size() == i - i0 && [&] {
+          for (size_t k = 0; k < it->second.size(); ++k)
+            if (loop_sizes_[static_cast<size_t>(it->second[k])] != is[i0 + k]) return false;
+          return true;
+        }()) {
+      for (size_t k = 0; k < it->second.size(); ++k) in_idx[i0 + k] = nest_->var(it->second[k]);
       continue;
     }
     int flat = nest_->constant(0);
@@ -463,8 +720,7 @@ int Lowering::lower_node(const Node& n, const Value* out, const std::vector<int>
     }
     case OpKind::Sum: case OpKind::Prod: case OpKind::Amax: case OpKind::Amin: case OpKind::Var:
     case OpKind::VarMean:
-      VF_INTERNAL_ERROR("lower_kernel: prims.", op_name(n.op), " (", out->name,
-                        ") is a reduction; pointwise kernels cannot compute it");
+      return lower_reduction(n, out, idx, pred);
     default:
       break;
   }
@@ -493,6 +749,15 @@ int Lowering::lower_node(const Node& n, const Value* out, const std::vector<int>
 KernelIR lower_kernel(const KernelSpec& spec) {
   VF_INTERNAL_CHECK(spec.fusion != nullptr, "kernel spec without a fusion");
   return Lowering(spec).run();
+}
+
+std::string kernel_form_problem(const KernelSpec& spec) {
+  try {
+    lower_kernel(spec);
+  } catch (const UnsupportedKernel& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace vf

@@ -2,6 +2,7 @@
 #include "runtime/cpu_backend.h"
 
 #include <dlfcn.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,9 +11,13 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <optional>
+#include <span>
 #include <thread>
 
 #include "base/error.h"
@@ -156,25 +161,18 @@ CpuBackend::CpuBackend(CpuBackendOptions options) : options_(std::move(options))
   if (options_.dump_dir.empty())
     if (const char* dump = std::getenv("VF_DUMP_KERNELS")) options_.dump_dir = dump;
   if (!options_.dump_dir.empty()) std::filesystem::create_directories(options_.dump_dir);
-  if (options_.cache_dir.empty()) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "vf_cpu_kernels_XXXXXX").string();
-    VF_INTERNAL_CHECK(mkdtemp(tmpl.data()) != nullptr, "cannot create a temporary directory from ", tmpl);
-    work_dir_ = tmpl;
-    owns_work_dir_ = true;
-  } else {
-    work_dir_ = options_.cache_dir;
-    std::filesystem::create_directories(work_dir_);
-  }
+  std::string tmpl = (std::filesystem::temp_directory_path() / "vf_cpu_kernels_XXXXXX").string();
+  VF_INTERNAL_CHECK(mkdtemp(tmpl.data()) != nullptr, "cannot create a temporary directory from ", tmpl);
+  work_dir_ = tmpl;
+  disk_ = std::make_unique<DiskCache>(std::filesystem::path(options_.cache_dir), ".so");
   int threads = options_.num_threads > 0 ? options_.num_threads
                                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   pool_ = std::make_shared<CpuThreadPool>(threads - 1);
 }
 
 CpuBackend::~CpuBackend() {
-  if (owns_work_dir_) {
-    std::error_code ec;
-    std::filesystem::remove_all(work_dir_, ec);
-  }
+  std::error_code ec;
+  std::filesystem::remove_all(work_dir_, ec);
 }
 
 int64_t CpuBackend::compile_count() const {
@@ -182,8 +180,60 @@ int64_t CpuBackend::compile_count() const {
   return compile_count_;
 }
 
+int64_t CpuBackend::disk_hits() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return disk_hits_;
+}
+
+std::string CpuBackend::default_cache_dir() {
+  const char* disable = std::getenv("VF_DISABLE_DISK_CACHE");
+  const std::filesystem::path root = default_cache_root();
+  if ((disable && std::strcmp(disable, "1") == 0) || root.empty()) return {};
+  return (root / "cpu").string();
+}
+
+std::string CpuBackend::cache_key(const std::string& source, const std::string& entry) {
+  if (compiler_identity_.empty()) {
+    std::string version;
+    const int status = run_command(options_.compiler + " --version", version);
+    struct utsname host {};
+    uname(&host);
+    compiler_identity_ = detail::concat("status ", status, "\n", version, "host ", host.machine);
+  }
+  return make_cache_key({"viewfuse cpu kernel", compiler_identity_, options_.compiler, options_.flags, entry, source});
+}
+
+std::shared_ptr<CpuModule> CpuBackend::load_image(const std::vector<std::byte>& image, const std::string& source,
+                                                  const std::string& entry, size_t hash) {
+  const std::string so = work_dir_ + "/vf_" + hex(hash) + "_cached_" + std::to_string(files_++) + ".so";
+  {
+    std::ofstream out(so, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+    if (!out.good()) return nullptr;
+  }
+  auto module = std::make_shared<CpuModule>();
+  module->source = source;
+  module->handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!module->handle) return nullptr;
+  module->entry = reinterpret_cast<CpuEntry>(dlsym(module->handle, entry.c_str()));
+  if (!module->entry) return nullptr;
+  return module;
+}
+
 std::shared_ptr<CpuModule> CpuBackend::compile(const std::string& source, const std::string& entry, size_t hash) {
-  const std::string stem = work_dir_ + "/vf_" + hex(hash) + "_" + std::to_string(compile_count_);
+  std::string key;
+  if (disk_->usable()) {
+    key = cache_key(source, entry);
+    if (std::optional<std::vector<std::byte>> image = disk_->get(key)) {
+      // An entry that passed the cache's checks but does not load (written by another build of
+      // the compiler or libc, say) is rebuilt below and overwritten.
+      if (std::shared_ptr<CpuModule> module = load_image(*image, source, entry, hash)) {
+        ++disk_hits_;
+        return module;
+      }
+    }
+  }
+  const std::string stem = work_dir_ + "/vf_" + hex(hash) + "_" + std::to_string(files_++);
   const std::string cpp = stem + ".cpp", so = stem + ".so";
   write_file(cpp, source);
   std::string output;
@@ -204,6 +254,11 @@ std::shared_ptr<CpuModule> CpuBackend::compile(const std::string& source, const 
   module->entry = reinterpret_cast<CpuEntry>(dlsym(module->handle, entry.c_str()));
   VF_INTERNAL_CHECK(module->entry != nullptr, "kernel entry ", entry, " not found in ", so);
   ++compile_count_;
+  if (!key.empty()) {
+    std::ifstream in(so, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.good() || in.eof()) disk_->put(key, std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
+  }
   return module;
 }
 

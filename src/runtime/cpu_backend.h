@@ -10,14 +10,17 @@
 #include <vector>
 
 #include "runtime/backend.h"
+#include "runtime/disk_cache.h"
 
 namespace vf {
 
 struct CpuBackendOptions {
   std::string compiler = "c++";
   std::string flags = "-O2 -std=c++17 -shared -fPIC";
-  // Where sources and shared objects go. Empty: a fresh temporary directory, removed with the
-  // backend. (A disk cache keyed by source would look up cache_dir before compiling.)
+  // The disk cache of compiled shared objects, keyed by the source, the compiler's version, the
+  // compiler command and flags and the host architecture; empty: none. CpuBackend::default_cache_dir()
+  // is the per-user one. Sources and shared objects are built in a fresh temporary directory,
+  // removed with the backend, either way.
   std::string cache_dir;
   // Every generated source is also written here when set; VF_DUMP_KERNELS=DIR sets it too.
   std::string dump_dir;
@@ -36,15 +39,29 @@ class CpuBackend : public Backend {
   CpuBackend& operator=(const CpuBackend&) = delete;
 
   Target target() const override { return Target::Cpu; }
+  // From the in-memory cache, else the disk cache, else compiled (and written to the disk cache).
   std::shared_ptr<const PreparedKernel> prepare(const KernelSpec& spec) override;
-  int64_t compile_count() const override;
+  int64_t compile_count() const override;  // host compiler runs; disk-cache hits are not counted
+
+  // default_cache_root()/cpu ($VF_CACHE_DIR, $XDG_CACHE_HOME/viewfuse or ~/.cache/viewfuse), or
+  // empty when VF_DISABLE_DISK_CACHE=1 or no root is known.
+  static std::string default_cache_dir();
+  DiskCache& disk_cache() { return *disk_; }
+  int64_t disk_hits() const;  // kernels loaded from the disk cache
 
  private:
   std::shared_ptr<CpuModule> compile(const std::string& source, const std::string& entry, size_t hash);
+  // The shared object in `image` (a disk-cache payload) loaded; null when it does not load.
+  std::shared_ptr<CpuModule> load_image(const std::vector<std::byte>& image, const std::string& source,
+                                        const std::string& entry, size_t hash);
+  std::string cache_key(const std::string& source, const std::string& entry);
 
   CpuBackendOptions options_;
   std::string work_dir_;
-  bool owns_work_dir_ = false;
+  std::unique_ptr<DiskCache> disk_;
+  std::string compiler_identity_;  // `compiler --version` and the host architecture, read once
+  int64_t files_ = 0;              // shared objects written to work_dir_
+  int64_t disk_hits_ = 0;
   std::shared_ptr<CpuThreadPool> pool_;
   mutable std::mutex mutex_;
   std::unordered_map<size_t, std::vector<std::shared_ptr<CpuModule>>> modules_;  // by source hash

@@ -59,6 +59,12 @@ CudaDriverLoad load_cuda_driver(const char* library) {
   resolve(handle, "cuMemcpyHtoDAsync_v2", api.cuMemcpyHtoDAsync, missing);
   resolve(handle, "cuMemcpyDtoHAsync_v2", api.cuMemcpyDtoHAsync, missing);
   resolve(handle, "cuMemsetD8_v2", api.cuMemsetD8, missing);
+  resolve(handle, "cuMemcpyDtoD_v2", api.cuMemcpyDtoD, missing);
+  resolve(handle, "cuEventCreate", api.cuEventCreate, missing);
+  resolve(handle, "cuEventRecord", api.cuEventRecord, missing);
+  resolve(handle, "cuEventSynchronize", api.cuEventSynchronize, missing);
+  resolve(handle, "cuEventElapsedTime", api.cuEventElapsedTime, missing);
+  resolve(handle, "cuEventDestroy_v2", api.cuEventDestroy, missing);
   resolve(handle, "cuStreamSynchronize", api.cuStreamSynchronize, missing);
   resolve(handle, "cuGetErrorName", api.cuGetErrorName, missing);
   resolve(handle, "cuGetErrorString", api.cuGetErrorString, missing);

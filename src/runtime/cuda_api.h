@@ -20,6 +20,7 @@ using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
 
 inline constexpr CUresult kCudaSuccess = 0;                 // CUDA_SUCCESS
 inline constexpr CUresult kCudaErrorOutOfMemory = 2;        // CUDA_ERROR_OUT_OF_MEMORY
@@ -64,6 +65,13 @@ struct CudaDriverApi {
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void* src, size_t bytes, CUstream stream) = nullptr;
   CUresult (*cuMemcpyDtoHAsync)(void* dst, CUdeviceptr src, size_t bytes, CUstream stream) = nullptr;
   CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, size_t count) = nullptr;
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes) = nullptr;
+  // Events, for GPU-time measurements (bench/kernel_bandwidth.cpp).
+  CUresult (*cuEventCreate)(CUevent* event, unsigned int flags) = nullptr;
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
+  CUresult (*cuEventElapsedTime)(float* milliseconds, CUevent start, CUevent end) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent event) = nullptr;
   CUresult (*cuStreamSynchronize)(CUstream stream) = nullptr;
   CUresult (*cuGetErrorName)(CUresult error, const char** name) = nullptr;
   CUresult (*cuGetErrorString)(CUresult error, const char** text) = nullptr;

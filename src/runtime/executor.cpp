@@ -1,14 +1,70 @@
 #include "runtime/executor.h"
 
 #include <algorithm>
+#include <future>
+#include <thread>
 
 #include "base/error.h"
 #include "ir/check_input.h"
 #include "reference/reference_executor.h"
 #include "runtime/cuda_memory.h"
+#include "runtime/repro.h"
 #include "segment/plan_fusion.h"
 
 namespace vf {
+
+namespace {
+
+// Where a value of one run lives: a buffer's address and size, the value's layout (the argument's,
+// or one the plan holds) and the owner that keeps the buffer alive (an argument's, or one in
+// RunScratch::owners).
+struct RunSlot {
+  std::byte* data = nullptr;
+  int64_t bytes = 0;
+  const Layout* layout = nullptr;  // null: not produced (yet)
+  const std::shared_ptr<void>* owner = nullptr;
+  DType dtype = DType::Float32;
+};
+
+// The working memory of one run, sized for one plan: nothing in it is allocated on a cache hit.
+struct RunScratch {
+  std::vector<RunSlot> slots;                  // per value id
+  std::vector<std::shared_ptr<void>> owners;   // per value id: buffers this run allocated
+  std::vector<KernelBuffer> in_bufs, out_bufs;  // one launch's buffers, sized for the largest segment
+  std::vector<Scalar> scalars;
+  void clear() {
+    std::fill(slots.begin(), slots.end(), RunSlot{});
+    for (auto& o : owners) o.reset();
+  }
+};
+
+// Scratches free for the next run of one plan; one is created when every other is in use, so
+// there are as many as runs of that plan have ever been in flight at once.
+class ScratchPool {
+ public:
+  // A free scratch, or null when there is none.
+  std::unique_ptr<RunScratch> take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty()) {
+      free_.reserve(++created_);  // so that give() never allocates
+      return nullptr;
+    }
+    std::unique_ptr<RunScratch> s = std::move(free_.back());
+    free_.pop_back();
+    return s;
+  }
+  void give(std::unique_ptr<RunScratch> s) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(std::move(s));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<RunScratch>> free_;
+  size_t created_ = 0;
+};
+
+}  // namespace
 
 // A plan for one input-layout signature, with its kernels compiled and everything a run would
 // otherwise search for worked out: a run only follows indices.
@@ -22,6 +78,8 @@ struct CompiledFusion::Prepared {
   std::vector<int64_t> signature;  // per tensor input: strides and offset (sizes are fixed)
   Plan plan;
   std::vector<Step> steps;  // per segment
+  size_t max_segment_inputs = 0, max_segment_outputs = 0;
+  mutable ScratchPool scratch;  // per-call working memory of run, reused across calls
 };
 
 namespace {
@@ -62,33 +120,84 @@ std::vector<int64_t> layout_signature(const std::vector<Arg>& args) {
   return sig;
 }
 
-// Buffers this execution allocates, counted as they live and die.
+// Whether layout_signature(args) == sig, without building it.
+bool signature_matches(const std::vector<int64_t>& sig, const std::vector<Arg>& args) {
+  size_t at = 0;
+  for (const Arg& a : args) {
+    const Tensor* t = std::get_if<Tensor>(&a);
+    if (!t) continue;
+    const std::vector<int64_t>& strides = t->layout.strides;
+    if (sig.size() - at < strides.size() + 1) return false;
+    if (!std::equal(strides.begin(), strides.end(), sig.begin() + static_cast<std::ptrdiff_t>(at))) return false;
+    at += strides.size();
+    if (sig[at++] != t->layout.offset) return false;
+  }
+  return at == sig.size();
+}
+
+// A scratch from the plan's pool for the length of one run, cleared and given back at its end.
+class ScratchLease {
+ public:
+  ScratchLease(ScratchPool& pool, size_t values, size_t max_inputs, size_t max_outputs) : pool_(pool) {
+    scratch_ = pool_.take();
+    if (!scratch_) {
+      scratch_ = std::make_unique<RunScratch>();
+      scratch_->slots.resize(values);
+      scratch_->owners.resize(values);
+      scratch_->in_bufs.resize(max_inputs);
+      scratch_->scalars.resize(max_inputs);
+      scratch_->out_bufs.resize(max_outputs);
+    }
+  }
+  ~ScratchLease() {
+    scratch_->clear();
+    pool_.give(std::move(scratch_));
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  RunScratch& operator*() { return *scratch_; }
+
+ private:
+  ScratchPool& pool_;
+  std::unique_ptr<RunScratch> scratch_;
+};
+
+// A runtime tensor of a slot's value (for host segments and the returned outputs).
+Tensor slot_tensor(const RunSlot& s, Device device) {
+  return Tensor{s.dtype, *s.layout, device, s.owner ? *s.owner : nullptr, s.data, s.bytes};
+}
+
+// Buffers this execution allocates, counted as they live and die. The layout is passed to the
+// caller's hook; the default allocation leaves the returned tensor's layout empty (a run keeps
+// layouts in its slots).
 class Allocations {
  public:
-  explicit Allocations(Device device) : device_(device) {}
+  Allocations(Device device, const RunHooks& hooks) : device_(device), hooks_(hooks) {}
   Tensor allocate(DType dtype, const Layout& layout, int64_t bytes) {
     stats_.allocated_bytes += bytes;
     live_ += bytes;
     stats_.peak_bytes = std::max(stats_.peak_bytes, live_);
-    return allocate_tensor(device_, dtype, layout, bytes);
+    if (hooks_.allocate) return hooks_.allocate(dtype, layout, bytes);
+    return allocate_tensor(device_, dtype, Layout{}, bytes);
   }
   void release(int64_t bytes) { live_ -= bytes; }
   ExecutionStats& stats() { return stats_; }
 
  private:
   Device device_;
+  const RunHooks& hooks_;
   ExecutionStats stats_;
   int64_t live_ = 0;
 };
 
 // Runs a segment through the reference executor, wherever its buffers are.
-void run_on_host(const Segment& seg, const std::vector<int>& arg_of_input, const std::vector<Tensor>& slots,
-                 const std::vector<Tensor>& outs, const std::vector<Arg>& args) {
+void run_on_host(const Segment& seg, const std::vector<int>& arg_of_input, const std::vector<RunSlot>& slots,
+                 const std::vector<Tensor>& outs, const std::vector<Arg>& args, Device device) {
   std::vector<HostArg> inputs;
   for (size_t k = 0; k < seg.inputs.size(); ++k) {
     const Value* v = seg.inputs[k];
     if (v->is_tensor)
-      inputs.push_back(host_copy(slots[v->id]));
+      inputs.push_back(host_copy(slot_tensor(slots[v->id], device)));
     else
       inputs.push_back(std::get<Scalar>(args[arg_of_input[k]]));
   }
@@ -112,12 +221,25 @@ CompiledFusion::~CompiledFusion() = default;
 
 const CompiledFusion::Prepared& CompiledFusion::prepare(const std::vector<Arg>& args) {
   check_args(*fusion_, args, options_.device);
-  std::vector<int64_t> sig = layout_signature(args);
-  std::lock_guard<std::mutex> lock(mutex_);
+  if (const Prepared* p = find_prepared(args)) return *p;
+  std::lock_guard<std::mutex> one_at_a_time(prepare_mutex_);
+  if (const Prepared* p = find_prepared(args)) return *p;
+  std::unique_ptr<Prepared> p = build_prepared(args);
+  std::unique_lock<std::shared_mutex> lock(plans_mutex_);
+  plans_.push_back(std::move(p));
+  return *plans_.back();
+}
+
+const CompiledFusion::Prepared* CompiledFusion::find_prepared(const std::vector<Arg>& args) const {
+  std::shared_lock<std::shared_mutex> lock(plans_mutex_);
   for (const auto& p : plans_)
-    if (p->signature == sig) return *p;
+    if (signature_matches(p->signature, args)) return p.get();
+  return nullptr;
+}
+
+std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const std::vector<Arg>& args) {
   auto p = std::make_unique<Prepared>();
-  p->signature = std::move(sig);
+  p->signature = layout_signature(args);
   std::vector<Layout> layouts;
   for (const Arg& a : args) layouts.push_back(std::holds_alternative<Tensor>(a) ? std::get<Tensor>(a).layout : Layout{});
   PlanOptions plan_options;
@@ -125,10 +247,10 @@ const CompiledFusion::Prepared& CompiledFusion::prepare(const std::vector<Arg>& 
   p->plan = plan_fusion(*fusion_, layouts, plan_options);
   const Plan& plan = p->plan;
   const auto& inputs = fusion_->inputs();
+  p->steps.resize(plan.segments.size());
   for (size_t s = 0; s < plan.segments.size(); ++s) {
     const Segment& seg = plan.segments[s];
-    Prepared::Step step;
-    if (seg.kind == SegmentKind::Kernel && backend_) step.kernel = backend_->prepare(seg.spec);
+    Prepared::Step& step = p->steps[s];
     for (const Value* v : seg.inputs) {
       auto it = std::find(inputs.begin(), inputs.end(), v);
       step.arg_of_input.push_back(v->is_tensor || it == inputs.end() ? -1 : static_cast<int>(it - inputs.begin()));
@@ -139,21 +261,68 @@ const CompiledFusion::Prepared& CompiledFusion::prepare(const std::vector<Arg>& 
       for (const auto& v : fusion_->values())
         if (plan.placement[v->id].storage == b.value) step.dead_values.push_back(v->id);
     }
-    p->steps.push_back(std::move(step));
+    p->max_segment_inputs = std::max(p->max_segment_inputs, seg.inputs.size());
+    p->max_segment_outputs = std::max(p->max_segment_outputs, seg.outputs.size());
   }
-  plans_.push_back(std::move(p));
-  return *plans_.back();
+  // Kernels compile in parallel (the backends are thread-safe), at most `limit` at once; a plan
+  // with one kernel compiles on this thread.
+  std::vector<size_t> kernel_segments;
+  for (size_t s = 0; s < plan.segments.size(); ++s)
+    if (plan.segments[s].kind == SegmentKind::Kernel && backend_) kernel_segments.push_back(s);
+  if (kernel_segments.size() == 1) {
+    p->steps[kernel_segments[0]].kernel = backend_->prepare(plan.segments[kernel_segments[0]].spec);
+  } else if (!kernel_segments.empty()) {
+    const size_t limit = std::clamp<size_t>(std::thread::hardware_concurrency(), 2, 8);
+    std::vector<std::future<std::shared_ptr<const PreparedKernel>>> compiles(kernel_segments.size());
+    // Waits for every compile started, so that none outlives `plan` when one of them throws.
+    struct WaitAll {
+      std::vector<std::future<std::shared_ptr<const PreparedKernel>>>& futures;
+      ~WaitAll() {
+        for (auto& f : futures)
+          if (f.valid()) f.wait();
+      }
+    } wait_all{compiles};
+    Backend& backend = *backend_;
+    for (size_t i = 0; i < kernel_segments.size(); ++i) {
+      if (i >= limit) p->steps[kernel_segments[i - limit]].kernel = compiles[i - limit].get();
+      const KernelSpec& spec = plan.segments[kernel_segments[i]].spec;
+      compiles[i] = std::async(std::launch::async, [&backend, &spec] { return backend.prepare(spec); });
+    }
+    for (size_t i = kernel_segments.size() > limit ? kernel_segments.size() - limit : 0; i < kernel_segments.size(); ++i)
+      p->steps[kernel_segments[i]].kernel = compiles[i].get();
+  }
+  return p;
 }
 
-const Plan& CompiledFusion::plan_for(const std::vector<Arg>& args) { return prepare(args).plan; }
+// An internal error escaping planning or a run carries a repro file (runtime/repro.h).
+const Plan& CompiledFusion::plan_for(const std::vector<Arg>& args) try {
+  return prepare(args).plan;
+} catch (const InternalError& e) {
+  rethrow_with_repro(e, *fusion_, args);
+}
 
 std::vector<Tensor> CompiledFusion::run(const std::vector<Arg>& args, ExecutionStats* stats) {
+  return run(args, RunHooks{}, stats);
+}
+
+std::vector<Tensor> CompiledFusion::run(const std::vector<Arg>& args, const RunHooks& hooks, ExecutionStats* stats) try {
   const Prepared& prepared = prepare(args);
   const Plan& plan = prepared.plan;
-  Allocations alloc(options_.device);
-  std::vector<Tensor> slots(fusion_->values().size());
+  const Device device = options_.device;
+  Allocations alloc(device, hooks);
+  ScratchLease lease(prepared.scratch, fusion_->values().size(), prepared.max_segment_inputs,
+                     prepared.max_segment_outputs);
+  RunScratch& scratch = *lease;
+  std::vector<RunSlot>& slots = scratch.slots;
+  // A buffer this run allocates for value v, kept alive by scratch.owners[v->id].
+  auto allocate = [&](const Value* v, const Layout& layout, int64_t bytes) {
+    Tensor t = alloc.allocate(v->dtype, layout, bytes);
+    scratch.owners[v->id] = std::move(t.owner);
+    slots[v->id] = RunSlot{t.data, t.buffer_bytes, &layout, &scratch.owners[v->id], v->dtype};
+  };
   for (size_t i = 0; i < args.size(); ++i)
-    if (const Tensor* t = std::get_if<Tensor>(&args[i])) slots[fusion_->inputs()[i]->id] = *t;
+    if (const Tensor* t = std::get_if<Tensor>(&args[i]))
+      slots[fusion_->inputs()[i]->id] = RunSlot{t->data, t->buffer_bytes, &t->layout, &t->owner, t->dtype};
 
   for (size_t s = 0; s < plan.segments.size(); ++s) {
     const Segment& seg = plan.segments[s];
@@ -162,48 +331,56 @@ std::vector<Tensor> CompiledFusion::run(const std::vector<Arg>& args, ExecutionS
       for (const Value* v : seg.views) {
         const Placement& p = plan.placement[v->id];
         if (p.storage == v) {
-          slots[v->id] = alloc.allocate(v->dtype, p.layout, 0);  // an empty value
+          allocate(v, p.layout, 0);  // an empty value
           continue;
         }
-        Tensor view = slots[p.storage->id];
-        view.layout = p.layout;
-        slots[v->id] = std::move(view);
+        RunSlot view = slots[p.storage->id];
+        view.layout = &p.layout;
+        slots[v->id] = view;
       }
       continue;
     }
-    std::vector<Tensor> outs;
     for (size_t k = 0; k < seg.outputs.size(); ++k) {
       const Value* v = seg.outputs[k];
       const Layout& l = seg.spec.output_layouts[k];
-      outs.push_back(alloc.allocate(v->dtype, l, l.storage_extent() * dtype_size(v->dtype)));
-      slots[v->id] = outs.back();
+      allocate(v, l, l.storage_extent() * dtype_size(v->dtype));
     }
     if (step.kernel) {
-      std::vector<KernelBuffer> in_bufs, out_bufs;
-      std::vector<Scalar> scalars(seg.inputs.size());
-      for (size_t k = 0; k < seg.inputs.size(); ++k) {
+      const size_t n_in = seg.inputs.size(), n_out = seg.outputs.size();
+      for (size_t k = 0; k < n_in; ++k) {
         const Value* v = seg.inputs[k];
-        in_bufs.push_back(v->is_tensor ? KernelBuffer{slots[v->id].data, &seg.spec.input_layouts[k]} : KernelBuffer{});
-        if (!v->is_tensor) scalars[k] = std::get<Scalar>(args[step.arg_of_input[k]]);
+        scratch.in_bufs[k] = v->is_tensor ? KernelBuffer{slots[v->id].data, &seg.spec.input_layouts[k]} : KernelBuffer{};
+        if (!v->is_tensor) scratch.scalars[k] = std::get<Scalar>(args[step.arg_of_input[k]]);
       }
-      for (size_t k = 0; k < outs.size(); ++k) out_bufs.push_back({outs[k].data, &seg.spec.output_layouts[k]});
-      step.kernel->launch(KernelArgs{in_bufs, scalars, out_bufs, nullptr});
+      for (size_t k = 0; k < n_out; ++k)
+        scratch.out_bufs[k] = KernelBuffer{slots[seg.outputs[k]->id].data, &seg.spec.output_layouts[k]};
+      step.kernel->launch(KernelArgs{std::span<const KernelBuffer>(scratch.in_bufs.data(), n_in),
+                                     std::span<const Scalar>(scratch.scalars.data(), n_in),
+                                     std::span<const KernelBuffer>(scratch.out_bufs.data(), n_out), hooks.stream});
     } else {
-      run_on_host(seg, step.arg_of_input, slots, outs, args);
+      std::vector<Tensor> outs;
+      for (const Value* v : seg.outputs) outs.push_back(slot_tensor(slots[v->id], device));
+      run_on_host(seg, step.arg_of_input, slots, outs, args, device);
     }
     if (seg.kind == SegmentKind::Kernel) ++alloc.stats().kernels_launched;
     // Buffers read for the last time here die now (their slots and every view of them).
-    for (int id : step.dead_values) slots[id] = Tensor{};
+    for (int id : step.dead_values) {
+      slots[id] = RunSlot{};
+      scratch.owners[id].reset();
+    }
     alloc.release(step.dead_bytes);
   }
   std::vector<Tensor> outputs;
+  outputs.reserve(plan.outputs.size());
   for (const OutputPlan& o : plan.outputs) {
-    Tensor t = slots[o.value->id];
-    VF_INTERNAL_CHECK(t.defined(), "output ", o.value->name, " was not produced");
-    outputs.push_back(std::move(t));
+    const RunSlot& slot = slots[o.value->id];
+    VF_INTERNAL_CHECK(slot.layout != nullptr, "output ", o.value->name, " was not produced");
+    outputs.push_back(slot_tensor(slot, device));
   }
   if (stats) *stats = alloc.stats();
   return outputs;
+} catch (const InternalError& e) {
+  rethrow_with_repro(e, *fusion_, args);
 }
 
 }  // namespace vf

@@ -70,6 +70,10 @@ std::string explain_text(const Fusion& fusion, const Plan& plan) {
     out << "reads " << bytes_text(s.bytes_read) << ", writes " << bytes_text(s.bytes_written) << " (";
     for (size_t k = 0; k < s.outputs.size(); ++k) out << (k ? ", " : "") << s.outputs[k]->name;
     out << ")\n";
+    if (!s.note.empty()) {
+      pad_to(out, "", 13);
+      out << s.note << "\n";
+    }
   }
   if (!plan.view_ops.empty()) {
     out << "\nview ops\n";
@@ -114,7 +118,8 @@ nlohmann::json explain_json(const Fusion& fusion, const Plan& plan) {
     j["segments"].push_back({{"kind", segment_kind_name(s.kind)},
                              {"ops", ops},
                              {"bytes_read", s.bytes_read},
-                             {"bytes_written", s.bytes_written}});
+                             {"bytes_written", s.bytes_written},
+                             {"note", s.note}});
   }
   j["view_ops"] = json::array();
   for (const ViewOpPlan& v : plan.view_ops)

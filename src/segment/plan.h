@@ -52,6 +52,7 @@ struct Segment {
   KernelSpec spec;                    // fusion plus the layouts of its inputs and outputs
   int64_t bytes_read = 0;     // each element of each input buffer read once
   int64_t bytes_written = 0;  // the buffers it writes
+  std::string note;           // why the planner made it (e.g. a split of a fused part)
 };
 
 // One allocation.
@@ -71,7 +72,7 @@ struct OutputPlan {
 
 struct PlanOptions {
   bool bookend = false;              // peel leading and trailing view chains (passes/bookend.h)
-  bool reductions_in_kernels = false;  // whether the backend generates reduction kernels
+  bool reductions_in_kernels = true;  // false: segments with reductions run on the host (reference)
 };
 
 struct Plan {

@@ -9,18 +9,23 @@
 //     related by view ops share one buffer (segment/output_layouts.h). This must precede kernel
 //     extraction, which writes only the chosen buffers.
 //  5. Kernel extraction: the nodes the written buffers need, with every view op between them
-//     kept inside as index math. Segments holding reductions run on the host until reduction
-//     kernels exist (PlanOptions::reductions_in_kernels).
+//     kept inside as index math, in one kernel when the kernel generator can compute them as one
+//     (codegen/lower_kernel.h: kernel_form_problem). Otherwise, as when reductions of different
+//     extents meet, each reduction gets a kernel of its own whose results go to new buffers, and
+//     a last kernel computes the rest from them. Without PlanOptions::reductions_in_kernels,
+//     segments holding reductions run on the host.
 //  6. Trailing eager ops, like step 2, on the fused part's results.
 //  7. Memory plan: buffer lifetimes, bytes allocated and the peak (segment/memory_plan.h). Last,
 //     because it reads every segment.
 #include "segment/plan_fusion.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "analysis/alias_analysis.h"
 #include "base/error.h"
+#include "codegen/lower_kernel.h"
 #include "layout/view_algebra.h"
 #include "passes/bookend.h"
 #include "segment/extract_segment.h"
@@ -161,22 +166,11 @@ class Planner {
         to_write, group_has, [&](const Value* v) { return placement(v); });
 
     // Step 5: the nodes the roots need, in program order.
-    std::unordered_set<const Node*> kernel_nodes;
-    std::vector<const Value*> stack(written.roots.begin(), written.roots.end());
-    while (!stack.empty()) {
-      const Value* v = stack.back();
-      stack.pop_back();
-      if (!group_has(v->producer) || placement(v) || !kernel_nodes.insert(v->producer).second) continue;
-      for (const Value* in : v->producer->inputs) stack.push_back(in);
-    }
-    std::vector<const Node*> ordered;
-    for (const auto& n : fusion_.nodes())
-      if (kernel_nodes.count(n.get())) ordered.push_back(n.get());
-
+    const std::vector<const Node*> ordered = nodes_for(written.roots, group_has);
     std::vector<std::pair<const Value*, Placement>> root_placements, derived;
     for (auto& [v, p] : written.placements)
       (p.storage == v ? root_placements : derived).push_back({v, p});
-    if (!ordered.empty()) add_kernel(ordered, written.roots, root_placements);
+    if (!ordered.empty()) add_kernels(ordered, written.roots, root_placements, group_has);
     decide_fused_views(ordered, aliases, alias_nodes, in_group);
 
     // Values returned as views of a written buffer, and empty values, come after the kernel.
@@ -192,11 +186,79 @@ class Planner {
     flush_alias_segment();
   }
 
+  // The nodes of the fused part that `roots` need and that are not placed yet, in program order.
+  template <class InGroup>
+  std::vector<const Node*> nodes_for(const std::vector<const Value*>& roots, const InGroup& group_has) const {
+    std::unordered_set<const Node*> found;
+    std::vector<const Value*> stack(roots.begin(), roots.end());
+    while (!stack.empty()) {
+      const Value* v = stack.back();
+      stack.pop_back();
+      if (!group_has(v->producer) || placement(v) || !found.insert(v->producer).second) continue;
+      for (const Value* in : v->producer->inputs) stack.push_back(in);
+    }
+    std::vector<const Node*> ordered;
+    for (const auto& n : fusion_.nodes())
+      if (found.count(n.get())) ordered.push_back(n.get());
+    return ordered;
+  }
+
+  // Step 5's kernels for `nodes` writing `roots`: one, or one per reduction plus one for the rest.
+  template <class InGroup>
+  void add_kernels(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
+                   const std::vector<std::pair<const Value*, Placement>>& root_placements, const InGroup& group_has) {
+    Segment whole = make_kernel(nodes, roots, root_placements);
+    const std::string problem = whole.kind == SegmentKind::Kernel ? kernel_form_problem(whole.spec) : "";
+    if (problem.empty()) {
+      commit_kernel(std::move(whole), root_placements);
+      return;
+    }
+    auto placement_of = [&](const Value* v) {
+      for (const auto& [root, p] : root_placements)
+        if (root == v) return p;
+      return Placement{v, Layout::contiguous(v->shape)};
+    };
+    auto is_used = [&](const Value* v) {
+      if (std::find(roots.begin(), roots.end(), v) != roots.end()) return true;
+      for (const Node* n : nodes)
+        if (std::find(n->inputs.begin(), n->inputs.end(), v) != n->inputs.end()) return true;
+      return false;
+    };
+    for (const Node* r : nodes) {
+      if (op_category(r->op) != OpCategory::Reduction) continue;
+      std::vector<const Value*> results;
+      std::vector<std::pair<const Value*, Placement>> placements;
+      for (const Value* v : r->outputs) {
+        if (!is_used(v)) continue;
+        results.push_back(v);
+        placements.push_back({v, placement_of(v)});
+      }
+      Segment seg = make_kernel(nodes_for(results, group_has), results, placements);
+      const std::string own = kernel_form_problem(seg.spec);
+      VF_INTERNAL_CHECK(own.empty(), "the kernel of prims.", op_name(r->op), " ", r->output()->name,
+                        " alone cannot be generated: ", own);
+      seg.note = "split: " + problem;
+      commit_kernel(std::move(seg), placements);
+    }
+    std::vector<const Value*> rest;
+    std::vector<std::pair<const Value*, Placement>> rest_placements;
+    for (const auto& [v, p] : root_placements) {
+      if (placement(v)) continue;
+      rest.push_back(v);
+      rest_placements.push_back({v, p});
+    }
+    if (rest.empty()) return;
+    Segment seg = make_kernel(nodes_for(rest, group_has), rest, rest_placements);
+    seg.note = "split: " + problem;
+    commit_kernel(std::move(seg), rest_placements);
+  }
+
   // What became of each view op of the fused part (bookend's ops are decided as they run).
   void decide_fused_views(const std::vector<const Node*>& kernel_nodes, const AliasAnalysis& aliases,
                           const std::unordered_set<const Node*>& alias_nodes, const std::vector<bool>& in_group) {
-    const int kernel = static_cast<int>(plan_.segments.size()) - 1;
     for (const auto& n : fusion_.nodes()) {
+      const auto seg = kernel_of_.find(n.get());
+      const int kernel = seg == kernel_of_.end() ? -1 : seg->second;
       if (!is_view_op(n->op) || !in_group[n->id]) continue;
       const Value* out = n->output();
       const bool in_kernel = std::find(kernel_nodes.begin(), kernel_nodes.end(), n.get()) != kernel_nodes.end();
@@ -228,6 +290,12 @@ class Planner {
 
   void add_kernel(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
                   const std::vector<std::pair<const Value*, Placement>>& root_placements) {
+    commit_kernel(make_kernel(nodes, roots, root_placements), root_placements);
+  }
+
+  // A kernel (or host) segment computing `roots` from `nodes`, whose inputs are placed.
+  Segment make_kernel(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
+                      const std::vector<std::pair<const Value*, Placement>>& root_placements) const {
     Segment seg;
     const bool has_reduction = std::any_of(nodes.begin(), nodes.end(), [](const Node* n) {
       return op_category(n->op) == OpCategory::Reduction;
@@ -245,13 +313,22 @@ class Planner {
       seg.spec.input_layouts.push_back(p ? p->layout : Layout{});
       if (p) seg.bytes_read += distinct_bytes(in, p->layout);
     }
+    for (const auto& [v, p] : root_placements) {
+      seg.spec.output_layouts.push_back(p.layout);
+      seg.bytes_written += v->nbytes();
+    }
+    return seg;
+  }
+
+  // Appends the segment, places what it writes and plans its buffers.
+  void commit_kernel(Segment seg, const std::vector<std::pair<const Value*, Placement>>& root_placements) {
     const int index = static_cast<int>(plan_.segments.size());
     for (const auto& [v, p] : root_placements) {
       place(v, p);
-      seg.spec.output_layouts.push_back(p.layout);
-      seg.bytes_written += v->nbytes();
       plan_.buffers.push_back({v, p.layout.storage_extent() * dtype_size(v->dtype), index, index});
     }
+    for (const Node* n : seg.nodes) kernel_of_[n] = index;
+    seg.spec.fusion = seg.fusion.get();
     plan_.segments.push_back(std::move(seg));
   }
 
@@ -271,6 +348,7 @@ class Planner {
   const PlanOptions& options_;
   Plan plan_;
   Segment pending_alias_;
+  std::unordered_map<const Node*, int> kernel_of_;  // the kernel segment computing each node
 };
 
 }  // namespace

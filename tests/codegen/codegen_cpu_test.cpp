@@ -232,20 +232,6 @@ TEST(CodegenCpu, NewSizeSameLayoutClass_ReusesKernel) {
   EXPECT_EQ(local.compile_count(), 2);
 }
 
-TEST(CodegenCpu, Reduction_InternalErrorNamesOp) {
-  Fusion f;
-  Value* a = f.add_tensor_input("a", DType::Float32, {3, 4});
-  f.add_output(f.add(OpKind::Sum, {a}, DimsAttrs{{1}}));
-  KernelSpec spec{&f, {Layout::contiguous({3, 4})}, {Layout::contiguous({3})}};
-  try {
-    generate_kernel(spec, Target::Cpu);
-    FAIL() << "expected an InternalError";
-  } catch (const InternalError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("prims.sum"));
-    EXPECT_THAT(e.what(), HasSubstr("reduction"));
-  }
-}
-
 TEST(CodegenCpu, CompilerFailure_ReportsOutputAndSource) {
   CpuBackendOptions options;
   options.compiler = "false";

@@ -8,7 +8,9 @@ namespace vf::tool {
 
 std::shared_ptr<Backend> make_backend(Device device) {
   if (device == Device::Cuda) return std::make_shared<CudaBackend>(0);
-  return std::make_shared<CpuBackend>();
+  CpuBackendOptions options;
+  options.cache_dir = CpuBackend::default_cache_dir();
+  return std::make_shared<CpuBackend>(options);
 }
 
 std::vector<Arg> upload(const std::vector<HostArg>& args, Device device) {

@@ -10,6 +10,7 @@
 #include "reference/random_inputs.h"
 #include "reference/reference_executor.h"
 #include "runtime/executor.h"
+#include "runtime/repro.h"
 #include "segment/explain.h"
 #include "segment/plan_fusion.h"
 #include "tools/viewfuse/backends.h"
@@ -66,11 +67,21 @@ int run_command(const RunOptions& o) {
   return ok ? kExitOk : kExitMismatch;
 }
 
+// Plans for contiguous inputs; an internal error carries a repro file (runtime/repro.h).
+vf::Plan plan_with_repro(const vf::Fusion& fusion, const vf::PlanOptions& options) {
+  const std::vector<vf::Layout> layouts = vf::contiguous_input_layouts(fusion);
+  try {
+    return vf::plan_fusion(fusion, layouts, options);
+  } catch (const vf::InternalError& e) {
+    vf::rethrow_with_repro(e, fusion, layouts);
+  }
+}
+
 int explain_command(const RunOptions& o) {
   vf::Fusion fusion = vf::read_trace_file(o.trace);
   vf::PlanOptions options;
   options.bookend = o.bookend;
-  vf::Plan plan = vf::plan_fusion(fusion, vf::contiguous_input_layouts(fusion), options);
+  vf::Plan plan = plan_with_repro(fusion, options);
   if (o.json)
     std::cout << vf::explain_json(fusion, plan).dump(2) << "\n";
   else
@@ -82,7 +93,7 @@ int codegen_command(const RunOptions& o) {
   vf::Fusion fusion = vf::read_trace_file(o.trace);
   vf::PlanOptions options;
   options.bookend = o.bookend;
-  vf::Plan plan = vf::plan_fusion(fusion, vf::contiguous_input_layouts(fusion), options);
+  vf::Plan plan = plan_with_repro(fusion, options);
   const vf::Target target = o.target == "cuda" ? vf::Target::Cuda : vf::Target::Cpu;
   for (size_t i = 0; i < plan.segments.size(); ++i) {
     const vf::Segment& s = plan.segments[i];
@@ -134,7 +145,7 @@ int main(int argc, char** argv) {
   } catch (const vf::DeviceError& e) {
     std::fprintf(stderr, "%s: error: %s\n", o.trace.c_str(), e.what());
     return kExitBadInput;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // an InternalError (with its repro path) or a bug outside the error model
     std::fprintf(stderr, "%s: %s\n", o.trace.c_str(), e.what());
     return 3;
   }

@@ -1,0 +1,55 @@
+"""Shared fixtures: the devices the tests run on (CUDA when torch sees a GPU) and input layouts."""
+
+import pytest
+import torch
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    return request.param
+
+
+def make(shape, dtype, device, layout="contiguous", low=-3.0, high=3.0, gen=None):
+    """A tensor of `shape` with the given layout: contiguous, transposed (non-contiguous storage
+    order), expanded (a stride-0 dim), offset (a view into a larger buffer) or strided (a step)."""
+    gen = gen or torch.Generator().manual_seed(hash((tuple(shape), str(dtype), layout)) % 2**31)
+
+    def values(s):
+        if dtype == torch.bool:
+            return torch.rand(s, generator=gen) > 0.5
+        v = torch.rand(s, generator=gen, dtype=torch.float64) * (high - low) + low
+        if not dtype.is_floating_point:
+            v = v.round()
+        return v.to(dtype)
+
+    shape = list(shape)
+    if layout == "contiguous" or len(shape) == 0:
+        t = values(shape)
+    elif layout == "transposed":
+        t = values(shape[::-1]).permute(*reversed(range(len(shape))))
+    elif layout == "expanded":
+        small = shape.copy()
+        small[0] = 1
+        t = values(small).expand(*shape)
+    elif layout == "offset":
+        big = shape.copy()
+        big[0] += 2
+        t = values(big)[1:1 + shape[0]]
+    elif layout == "strided":
+        big = shape.copy()
+        big[-1] *= 2
+        t = values(big)[..., ::2]
+    else:
+        raise ValueError(layout)
+    assert list(t.shape) == shape
+    return t.to(device)
+
+
+LAYOUTS = ["contiguous", "transposed", "expanded", "offset", "strided"]
+
+
+def pytest_make_parametrize_id(config, val, argname):
+    """Test ids name dtypes as torch does: float32, bfloat16."""
+    return str(val).removeprefix("torch.") if isinstance(val, torch.dtype) else None

@@ -1,0 +1,155 @@
+"""viewfuse as a Thunder executor: each program equals plain PyTorch, bookend off and on."""
+
+import math
+
+import pytest
+import torch
+
+thunder = pytest.importorskip("thunder", reason="lightning-thunder is not installed")
+from viewfuse.thunder import region_trace, viewfuse_ex  # noqa: E402
+
+from conftest import make  # noqa: E402
+
+
+def jit_and_compare(fn, args, bookend, atol=1e-5, rtol=1e-5, min_regions=1):
+    kwargs = {"vf_enable_bookend": True} if bookend else {}
+    jfn = thunder.jit(fn, executors=[viewfuse_ex], **kwargs)
+    got, want = jfn(*args), fn(*args)
+    got, want = (got, want) if isinstance(got, (tuple, list)) else ((got,), (want,))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype and g.device == w.device
+        torch.testing.assert_close(g, w, atol=atol, rtol=rtol)
+    trace = str(thunder.last_traces(jfn)[-1])
+    assert trace.count("= viewfuse") >= min_regions, trace
+    regions = [k for k in viewfuse_ex._definitions if k[1] == bookend]
+    assert regions, "no region was compiled with the requested bookend setting"
+    return jfn, trace
+
+
+@pytest.mark.parametrize("bookend", [False, True])
+def test_seed_permute_reshape(bookend, device):
+    def fn(x):
+        return x.permute(0, 2, 1, 3).reshape(2, 8, 256)
+
+    jit_and_compare(fn, [make((2, 16, 8, 16), torch.float32, device)], bookend)
+
+
+@pytest.mark.parametrize("bookend", [False, True])
+def test_getitem_with_empty_slice(bookend, device):
+    def fn(x, w):
+        y = x[3:1] * 2  # slice(3, 1): an empty slice
+        return y, y.sum(0), (x + 1.0) * w
+
+    jit_and_compare(fn, [make((5, 6), torch.float32, device), make((6,), torch.float32, device)], bookend)
+
+
+@pytest.mark.parametrize("bookend", [False, True])
+def test_cat_with_empty_inputs(bookend, device):
+    def fn(past, k, extra):
+        t = torch.cat([past, k, extra], 1)
+        return torch.exp(t * 0.5), -torch.cat([past, past], 1)
+
+    args = [make((2, 0, 8), torch.float32, device), make((2, 3, 8), torch.float32, device),
+            make((2, 1, 8), torch.float32, device)]
+    jit_and_compare(fn, args, bookend)
+
+
+@pytest.mark.parametrize("bookend", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_llama_rope(bookend, dtype, device):
+    B, T, H, D = 2, 16, 4, 8
+
+    def fn(qkv, cos, sin):
+        q, k, v = qkv.split(H * D, dim=-1)
+        q = q.view(B, T, H, D).permute(0, 2, 1, 3)
+        k = k.view(B, T, H, D).permute(0, 2, 1, 3)
+
+        def rotate(x):
+            x1, x2 = x[..., : D // 2], x[..., D // 2:]
+            return torch.cat((-x2, x1), dim=-1)
+
+        q = q * cos + rotate(q) * sin
+        k = k * cos + rotate(k) * sin
+        return q, k, v.view(B, T, H, D).transpose(1, 2)
+
+    args = [make((B, T, 3 * H * D), dtype, device), make((T, D), dtype, device), make((T, D), dtype, device)]
+    tol = 1e-5 if dtype == torch.float32 else 2e-2
+    jit_and_compare(fn, args, bookend, atol=tol, rtol=tol)
+
+
+class Block(torch.nn.Module):
+    """nanoGPT's transformer block (causal self-attention and MLP) with its matmuls left to torch."""
+
+    def __init__(self, n_embd=32, n_head=4, block_size=16):
+        super().__init__()
+        self.n_head = n_head
+        self.ln_1 = torch.nn.LayerNorm(n_embd)
+        self.c_attn = torch.nn.Linear(n_embd, 3 * n_embd)
+        self.c_proj = torch.nn.Linear(n_embd, n_embd)
+        self.ln_2 = torch.nn.LayerNorm(n_embd)
+        self.c_fc = torch.nn.Linear(n_embd, 4 * n_embd)
+        self.mlp_proj = torch.nn.Linear(4 * n_embd, n_embd)
+        self.register_buffer("bias", torch.tril(torch.ones(block_size, block_size)).view(1, 1, block_size, block_size))
+
+    def attn(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        att = torch.nn.functional.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+        return self.c_proj(y)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        h = torch.nn.functional.gelu(self.c_fc(self.ln_2(x)), approximate="tanh")
+        return x + self.mlp_proj(h)
+
+
+@pytest.mark.parametrize("bookend", [False, True])
+def test_nanogpt_block(bookend, device):
+    torch.manual_seed(0)
+    block = Block().to(device).requires_grad_(False)
+    x = make((2, 16, 32), torch.float32, device)
+    _, trace = jit_and_compare(block, [x], bookend, atol=1e-4, rtol=1e-4, min_regions=2)
+    assert "matmul" in trace or "linear" in trace  # the matmuls stay with torch
+
+
+def test_region_inputs_are_only_what_the_ops_read():
+    def fn(x, unused):
+        return x[3:1] * 2, unused.sum()
+
+    jfn = thunder.jit(fn, executors=[viewfuse_ex])
+    jfn(torch.randn(5, 6), torch.randn(3))
+    trace = thunder.last_traces(jfn)[-1]
+    for bsym in trace.bound_symbols:
+        if bsym.sym.name.startswith("viewfuse"):
+            text, inputs = region_trace(bsym.subsymbols, list(bsym.flat_outs))
+            assert {p.name for p in inputs} == {p.name for p in bsym.flat_args}
+            for p in inputs:
+                assert text.count(p.name) >= 3  # the signature, its annotation and a use
+
+
+def test_region_viewfuse_rejects_stays_with_other_executors(monkeypatch):
+    import viewfuse
+    import viewfuse.thunder as vft
+
+    def reject(text, bookend=False):
+        raise viewfuse.UserError("rejected for the test")
+
+    monkeypatch.setattr(vft, "_vf_from_trace", reject)
+    monkeypatch.setattr(viewfuse_ex, "_definitions", {})
+
+    def fn(x):
+        return x.permute(1, 0).reshape(-1) * 2
+
+    x = torch.randn(4, 6)
+    with pytest.warns(UserWarning, match="viewfuse left a region of .* unfused: rejected for the test"):
+        jfn = thunder.jit(fn, executors=[viewfuse_ex])
+        got = jfn(x)
+    assert torch.equal(got, fn(x))
+    assert "viewfuse" not in str(thunder.last_traces(jfn)[-1])

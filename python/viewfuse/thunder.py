@@ -1,0 +1,203 @@
+"""viewfuse as a Thunder fusion executor: `thunder.jit(fn, executors=[viewfuse.thunder.viewfuse_ex])`.
+
+The executor claims the prims viewfuse supports (ops.def), groups them into regions with the view
+ops kept inside (Thunder's data-dependent partition, as its nvFuser and torch.compile executors do),
+writes each region as a viewfuse trace whose inputs are only the proxies its ops read, and runs it
+through a FusionDefinition, which compiles once per input signature and plans once per layout.
+
+Compile option `vf_enable_bookend=True` turns bookending on (view ops at a region's edges run
+eagerly, the old strategy); it is off by default.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+
+import thunder
+from thunder.core import prims, utils
+from thunder.core.compile_data import get_compile_option
+from thunder.core.proxies import NumberProxy, Proxy, TensorProxy, unvariableify
+from thunder.core.pytree import tree_flatten
+from thunder.core.rematerialization import rematerialize
+from thunder.core.symbol import BoundSymbol, Symbol
+from thunder.core.trace import TraceCtx, TraceProvenance, from_trace
+from thunder.core.transform_common import dce
+from thunder.executors.passes import update_fusion_call_ctx
+from thunder.executors.utils import Region
+from thunder.extend import FusionExecutor, register_executor
+
+from . import _viewfuse
+from ._dtypes import LONG_TO_SHORT, long_name
+from .fusion_definition import from_trace as _vf_from_trace
+
+__all__ = ["ViewfuseExecutor", "viewfuse_ex"]
+
+_PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()}
+# Creation ops take a device and have no tensor inputs: left to other executors.
+_NOT_CLAIMED = {"full", "iota"}
+# Thunder's prim ids to viewfuse's prim names (Thunder may print some under other names).
+_PRIM_OF_ID = {getattr(prims, name).id: name for name in _PRIMS}
+
+
+def _dtype_ok(dtype) -> bool:
+    try:
+        long_name(dtype)
+        return True
+    except TypeError:
+        return False
+
+
+def _checker(*args, **kwargs) -> bool:
+    """Claims a prim call when its tensors are CPU or CUDA tensors of supported dtypes on one device
+    and its other arguments are numbers, dtypes and sequences of them."""
+    devices = set()
+    for x in tree_flatten((args, kwargs))[0]:
+        if isinstance(x, TensorProxy):
+            if x.device.devicetype.name.lower() not in ("cpu", "cuda") or not _dtype_ok(x.dtype):
+                return False
+            devices.add(str(x.device))
+        elif isinstance(x, NumberProxy):
+            if x.python_type not in (bool, int, float):
+                return False
+        elif isinstance(x, complex):
+            return False
+        elif not (x is None or isinstance(x, (bool, int, float, str)) or _dtype_ok(x)):
+            return False
+    return len(devices) <= 1
+
+
+def _literal(x) -> str:
+    if isinstance(x, Proxy):
+        return x.name
+    if isinstance(x, bool):
+        return "True" if x else "False"
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "float('nan')"
+        if math.isinf(x):
+            return "float('inf')" if x > 0 else "-float('inf')"
+        return repr(x)
+    if x is None:
+        return "None"
+    if isinstance(x, tuple):
+        return "(" + "".join(_literal(i) + ", " for i in x) + ")"
+    if isinstance(x, list):
+        return "[" + ", ".join(_literal(i) for i in x) + "]"
+    return "dtypes." + long_name(x)
+
+
+def _annotation(p: Proxy) -> str:
+    if isinstance(p, TensorProxy):
+        return f'"cpu {LONG_TO_SHORT[long_name(p.dtype)]}[{", ".join(str(int(s)) for s in p.shape)}]"'
+    return f'"{p.python_type.__name__}"'
+
+
+def _flatten(bsyms):
+    """The prims of a region: torch-level symbols are replaced by the prims they call."""
+    for bsym in bsyms:
+        if bsym.sym.id in _PRIM_OF_ID or bsym.sym.id == prims.shallow_copy.id:
+            yield bsym
+        elif bsym.subsymbols:
+            yield from _flatten(bsym.subsymbols)
+        else:
+            raise _viewfuse.UserError(f"viewfuse cannot run {bsym.sym.name} (it has no prims)")
+
+
+def region_trace(bsyms: list[BoundSymbol], outputs: list[Proxy], name: str = "region") -> tuple[str, list[Proxy]]:
+    """The viewfuse trace of a region and its inputs: the proxies its ops read that it does not
+    produce, in first-use order (unused region inputs are dropped)."""
+    produced: set[str] = set()
+    inputs: dict[str, Proxy] = {}
+    body = []
+    for bsym in _flatten(bsyms):
+        for x in bsym.flat_args:
+            if isinstance(x, (TensorProxy, NumberProxy)) and x.name not in produced and x.name not in inputs:
+                inputs[x.name] = x
+        args = [_literal(a) for a in bsym.args]
+        args += [f"{k}={_literal(v)}" for k, v in bsym.kwargs.items() if v is not None and k != "device"]
+        outs = [o for o in bsym.flat_outs if isinstance(o, Proxy)]
+        produced.update(o.name for o in outs)
+        lhs = outs[0].name if len(outs) == 1 else "(" + ", ".join(o.name for o in outs) + ")"
+        if bsym.sym.id == prims.shallow_copy.id:  # a new tensor over the same data: an identity reshape
+            a = bsym.args[0]
+            body.append(f"  {lhs} = prims.reshape({a.name}, {_literal(tuple(int(s) for s in a.shape))})")
+            continue
+        body.append(f"  {lhs} = prims.{_PRIM_OF_ID[bsym.sym.id]}({', '.join(args)})")
+    lines = [f"def {name}({', '.join(inputs)}):"]
+    lines += [f"  # {n}: {_annotation(p)}" for n, p in inputs.items()]
+    lines += body
+    lines.append("  return (" + "".join(o.name + ", " for o in outputs) + ")")
+    return "\n".join(lines) + "\n", list(inputs.values())
+
+
+class ViewfuseExecutor(FusionExecutor):
+    """Thunder fusion executor running regions of prims through viewfuse."""
+
+    def __init__(self, name: str = "viewfuse"):
+        super().__init__(name, version="0.1.0")
+        self._definitions: dict[tuple[str, bool], object] = {}  # (trace, bookend) -> FusionDefinition
+        for sym_name in sorted(_PRIMS - _NOT_CLAIMED):
+            self.register_supported(getattr(prims, sym_name).id, _checker)
+        self.register_supported(prims.shallow_copy.id, _checker)
+
+    def get_fuel(self, amount: int = 1, /) -> bool:
+        return True
+
+    def set_fuel(self, value) -> None:
+        pass
+
+    def _definition(self, text: str, bookend: bool):
+        key = (text, bookend)
+        fd = self._definitions.get(key)
+        if fd is None:
+            fd = self._definitions[key] = _vf_from_trace(text, bookend=bookend)
+        return fd
+
+    def fuse(self, region: Region, fusion_counter: int, bookend: bool = False) -> BoundSymbol:
+        outputs = [unvariableify(x) for x in region.outputs]
+        fusion_name = f"viewfuse{fusion_counter}"
+        text, inputs = region_trace(region.bound_symbols, outputs, fusion_name)
+        runner = self._definition(text, bookend)._runner  # called as runner(*inputs), straight into C++
+        fusion_sym = Symbol(fusion_name, meta=None, is_fusion=True, executor=self)
+        return BoundSymbol(fusion_sym, tuple(inputs), {}, outputs, region.bound_symbols,
+                           _call_ctx={fusion_name: runner})
+
+    def fusion_pass(self, trace: TraceCtx) -> TraceCtx:
+        start = time.perf_counter_ns()
+        bookend = bool(get_compile_option("vf_enable_bookend",
+                                          "viewfuse: run view ops at region edges eagerly (bookending). Default False."))
+        fused_trace = from_trace(trace)
+        producers, consumers = utils.producers_and_consumers(trace)
+        from thunder.executors.data_dependent_partition import Node, fuse_bound_symbols
+
+        def can_fuse_node(n: Node) -> bool:
+            return len(n.group_bsyms) > 1 or self.can_fuse(n.group_bsyms[0])
+
+        groups = fuse_bound_symbols(trace, lambda a, b: can_fuse_node(a) and can_fuse_node(b))
+        fused = []
+        counter = 0
+        for bsyms in groups:
+            if len(bsyms) == 1 and not self.can_fuse(bsyms[0]):
+                fused.append(bsyms[0])
+                continue
+            try:
+                fused.append(self.fuse(Region(producers, consumers, bsyms), counter, bookend))
+                counter += 1
+            except _viewfuse.Error as e:  # viewfuse rejects the region: its symbols stay for other executors
+                warnings.warn(f"viewfuse left a region of {len(bsyms)} symbols unfused: {e}")
+                fused.extend(bsyms)
+        fused_trace.bound_symbols = fused
+        fused_trace = rematerialize(fused_trace)
+        fused_trace = dce(fused_trace)
+        fused_trace = update_fusion_call_ctx(fused_trace)
+        ms = (time.perf_counter_ns() - start) // 1_000_000
+        fused_trace.set_provenance(TraceProvenance(f"viewfuse fusion (took {ms} milliseconds)"))
+        return fused_trace
+
+
+viewfuse_ex = ViewfuseExecutor()
+register_executor(viewfuse_ex)

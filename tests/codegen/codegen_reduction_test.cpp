@@ -1,0 +1,303 @@
+// Reduction kernels against the reference executor: every reduction op, dtype, reduced-dims set and
+// input layout at awkward extents; fused normalizations with one kernel; segments the planner
+// splits. Each test runs on the CPU backend and, where there is a GPU, on the CUDA backend (same
+// oracle); on the CPU run, every generated CUDA kernel is also compiled with NVRTC.
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+
+#include "codegen/generate_kernel.h"
+#include "codegen/lower_kernel.h"
+#include "codegen_test_util.h"
+#include "reference/random_inputs.h"
+#include "runtime/cuda_backend.h"
+#include "runtime/executor.h"
+#include "ir/print_trace.h"
+#include "runtime/nvrtc_compiler.h"
+#include "segment/plan_fusion.h"
+
+namespace vf {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Sums of n terms computed in a different order than the reference's (which accumulates floats in
+// double): the dtype's tolerance, widened with the square root of the terms per result.
+Tolerance reduction_tolerance(DType dtype, int64_t n) {
+  Tolerance t = default_tolerance(dtype);
+  const double scale = std::sqrt(std::max<double>(1.0, static_cast<double>(n) / 16.0));
+  t.rtol *= scale;
+  t.atol *= scale;
+  return t;
+}
+
+// An input of `shape` with a chosen kind of layout, filled from `seed`.
+enum class InputLayout { Contiguous, Transposed, Expanded, Offset };
+
+HostTensor make_input(DType dtype, const Shape& shape, InputLayout kind, uint64_t seed) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  if (kind == InputLayout::Contiguous || rank == 0) return random_tensor(dtype, shape, seed);
+  if (kind == InputLayout::Transposed) {  // storage holds the reversed shape
+    Shape reversed(shape.rbegin(), shape.rend());
+    HostTensor base = random_tensor(dtype, reversed, seed);
+    Layout l = Layout::contiguous(reversed);
+    std::reverse(l.sizes.begin(), l.sizes.end());
+    std::reverse(l.strides.begin(), l.strides.end());
+    return HostTensor::view_of(dtype, l, base.storage());
+  }
+  if (kind == InputLayout::Expanded) {  // the last dim has stride 0
+    Shape one = shape;
+    one.back() = 1;
+    HostTensor base = random_tensor(dtype, one, seed);
+    Layout l = Layout::contiguous(one);
+    l.sizes.back() = shape.back();
+    l.strides.back() = 0;
+    return HostTensor::view_of(dtype, l, base.storage());
+  }
+  Shape bigger = shape;  // Offset: rows 1.. of a tensor one row taller
+  bigger.front() += 1;
+  HostTensor base = random_tensor(dtype, bigger, seed);
+  Layout l = Layout::contiguous(shape);
+  l.offset = shape_numel(shape) / std::max<int64_t>(shape.front(), 1);
+  return HostTensor::view_of(dtype, l, base.storage());
+}
+
+class ReductionKernels : public ::testing::TestWithParam<Device> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Device::Cuda) {
+      VF_TEST_REQUIRE_GPU_AND_NVRTC();
+      backend_ = std::make_shared<CudaBackend>(0);
+    } else {
+      backend_ = std::make_shared<CpuBackend>(CpuBackendOptions{});
+    }
+  }
+
+  // Runs `f` on `inputs` and compares every output with the reference; returns the plan used.
+  Plan check(std::shared_ptr<Fusion> f, const std::vector<HostArg>& inputs, int64_t terms) {
+    CompiledFusion compiled(f, ExecutorOptions{GetParam(), false}, backend_);
+    std::vector<Arg> args;
+    for (const HostArg& a : inputs) {
+      if (const HostTensor* t = std::get_if<HostTensor>(&a))
+        args.push_back(copy_to(to_tensor(*t), GetParam()));
+      else
+        args.push_back(std::get<Scalar>(a));
+    }
+    const std::vector<Tensor> outs = compiled.run(args);
+    const std::vector<HostTensor> expected = run_reference(*f, inputs);
+    EXPECT_EQ(outs.size(), expected.size());
+    for (size_t o = 0; o < outs.size() && o < expected.size(); ++o) {
+      const Comparison c =
+          compare_tensors(host_copy(outs[o]), expected[o], reduction_tolerance(expected[o].dtype(), terms));
+      EXPECT_TRUE(c.ok) << "output " << f->outputs()[o]->name << " on " << device_name(GetParam()) << ": "
+                        << c.first_mismatch << " (" << c.mismatches << " mismatches)\n"
+                        << "trace:\n" << print_trace(*f);
+    }
+    Plan plan = compiled.plan_for(args);
+    if (GetParam() == Device::Cpu && nvrtc_available()) {
+      for (const Segment& s : plan.segments) {
+        if (s.kind != SegmentKind::Kernel) continue;
+        const GeneratedKernel k = generate_kernel(s.spec, Target::Cuda);
+        EXPECT_NO_THROW(nvrtc_compile(k.source, "reduction", 9, 0)) << k.source;
+      }
+    }
+    return plan;
+  }
+
+  std::shared_ptr<Backend> backend_;
+};
+
+// One reduction node (var_mean adds both outputs).
+std::shared_ptr<Fusion> one_reduction(OpKind op, DType dtype, const Shape& shape, std::vector<int64_t> dims,
+                                      double correction = 1) {
+  auto f = std::make_shared<Fusion>();
+  Value* x = f->add_tensor_input("x", dtype, shape);
+  if (op == OpKind::Var || op == OpKind::VarMean) {
+    for (Value* v : f->add_node(op, {x}, VarAttrs{std::move(dims), correction})) f->add_output(v);
+  } else {
+    f->add_output(f->add(op, {x}, DimsAttrs{std::move(dims)}));
+  }
+  return f;
+}
+
+// Row lengths 1, odd, prime, 2^k - 1, 2^k + 1, long, and empty; 1 and 3 rows, and no rows.
+const std::vector<Shape> kRowShapes = {{3, 1}, {3, 7}, {1, 13}, {3, 31}, {3, 33}, {2, 1023}, {2, 1025},
+                                       {2, 4099}, {3, 0}, {0, 5}};
+
+TEST_P(ReductionKernels, EveryOpAndDtype_InnermostDim_MatchesReference) {
+  const std::vector<std::pair<OpKind, std::vector<DType>>> cases = {
+      {OpKind::Sum, {DType::Float32, DType::BFloat16, DType::Float16, DType::Float64, DType::Int32, DType::Int8}},
+      {OpKind::Prod, {DType::Float32, DType::Int64}},
+      {OpKind::Amax, {DType::Float32, DType::BFloat16, DType::Int16, DType::Bool}},
+      {OpKind::Amin, {DType::Float64, DType::UInt8, DType::Bool}},
+      {OpKind::Var, {DType::Float32, DType::BFloat16}},
+      {OpKind::VarMean, {DType::Float32, DType::Float16, DType::Float64}},
+  };
+  uint64_t seed = 1;
+  for (const auto& [op, dtypes] : cases) {
+    for (DType dtype : dtypes) {
+      for (const Shape& shape : kRowShapes) {
+        SCOPED_TRACE(std::string(op_name(op)) + " " + std::string(dtype_short_name(dtype)) + shape_to_string(shape));
+        check(one_reduction(op, dtype, shape, {1}), {random_tensor(dtype, shape, seed++)}, shape[1]);
+      }
+    }
+  }
+}
+
+TEST_P(ReductionKernels, VarCorrection_ZeroOneAndLargerThanCount) {
+  for (double correction : {0.0, 1.0, 2.5, 9.0}) {
+    const Shape shape{4, 9};
+    SCOPED_TRACE("correction " + std::to_string(correction));
+    check(one_reduction(OpKind::VarMean, DType::Float32, shape, {1}, correction),
+          {random_tensor(DType::Float32, shape, 7)}, 9);
+  }
+}
+
+TEST_P(ReductionKernels, ReducedDimsSets_OuterMiddleSeveralAllNone) {
+  const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
+      {{37, 5}, {0}}, {{3, 5, 7}, {1}}, {{3, 5, 7}, {0, 2}}, {{6, 11}, {0, 1}}, {{4, 3}, {}}, {{2, 0, 3}, {1}},
+      {{2, 3, 4, 5}, {1, 3}}};
+  uint64_t seed = 100;
+  for (OpKind op : {OpKind::Sum, OpKind::Amax, OpKind::VarMean}) {
+    for (const auto& [shape, dims] : cases) {
+      SCOPED_TRACE(std::string(op_name(op)) + shape_to_string(shape) + " dims " + shape_to_string(dims));
+      int64_t terms = 1;
+      for (int64_t d : dims) terms *= shape[d];
+      check(one_reduction(op, DType::Float32, shape, dims), {random_tensor(DType::Float32, shape, seed++)}, terms);
+    }
+  }
+}
+
+TEST_P(ReductionKernels, InputLayouts_TransposedExpandedOffset) {
+  uint64_t seed = 200;
+  for (InputLayout kind : {InputLayout::Transposed, InputLayout::Expanded, InputLayout::Offset}) {
+    for (const auto& [shape, dims] : std::vector<std::pair<Shape, std::vector<int64_t>>>{
+             {{5, 33}, {1}}, {{5, 33}, {0}}, {{4, 6, 7}, {0, 2}}}) {
+      SCOPED_TRACE("layout " + std::to_string(static_cast<int>(kind)) + shape_to_string(shape));
+      for (OpKind op : {OpKind::Sum, OpKind::VarMean}) {
+        check(one_reduction(op, DType::BFloat16, shape, dims), {make_input(DType::BFloat16, shape, kind, seed++)},
+              shape_numel(shape));
+      }
+    }
+  }
+}
+
+// The fused patterns of REFERENCE.md: each one kernel, with prologue and epilogue inside.
+TEST_P(ReductionKernels, FusedNormalizations_OneKernelMatchReference) {
+  const Shape s{6, 257};
+  const std::vector<int64_t> last{1};
+  auto bcast = [&](Fusion& f, Value* row) { return f.add(OpKind::BroadcastInDim, {row}, BroadcastAttrs{s, {0}}); };
+  auto c = [](Fusion& f, double v) { return f.add_constant(Scalar::from_float(v)); };
+  std::vector<std::pair<std::string, std::function<void(Fusion&)>>> cases;
+  cases.push_back({"softmax", [&](Fusion& f) {
+                     Value* x = f.add_tensor_input("x", DType::BFloat16, s);
+                     Value* xf = f.add(OpKind::ConvertElementType, {x}, CastAttrs{DType::Float32});
+                     Value* m = f.add(OpKind::Amax, {xf}, DimsAttrs{last});
+                     Value* e = f.add(OpKind::Exp, {f.add(OpKind::Sub, {xf, bcast(f, m)})});
+                     Value* z = f.add(OpKind::Sum, {e}, DimsAttrs{last});
+                     f.add_output(f.add(OpKind::ConvertElementType, {f.add(OpKind::Div, {e, bcast(f, z)})},
+                                        CastAttrs{DType::BFloat16}));
+                   }});
+  cases.push_back({"log_softmax and logsumexp", [&](Fusion& f) {
+                     Value* x = f.add_tensor_input("x", DType::Float32, s);
+                     Value* m = f.add(OpKind::Amax, {x}, DimsAttrs{last});
+                     Value* sh = f.add(OpKind::Sub, {x, bcast(f, m)});
+                     Value* lse = f.add(OpKind::Log, {f.add(OpKind::Sum, {f.add(OpKind::Exp, {sh})}, DimsAttrs{last})});
+                     f.add_output(f.add(OpKind::Sub, {sh, bcast(f, lse)}));
+                     f.add_output(f.add(OpKind::Add, {lse, m}));
+                   }});
+  cases.push_back({"layer_norm", [&](Fusion& f) {
+                     Value* x = f.add_tensor_input("x", DType::Float32, s);
+                     Value* w = f.add_tensor_input("w", DType::Float32, {s[1]});
+                     auto vm = f.add_node(OpKind::VarMean, {x}, VarAttrs{last, 0});
+                     Value* r = f.add(OpKind::Rsqrt, {f.add(OpKind::Add, {vm[0], c(f, 1e-5)})});
+                     Value* y = f.add(OpKind::Mul, {f.add(OpKind::Sub, {x, bcast(f, vm[1])}), bcast(f, r)});
+                     f.add_output(f.add(OpKind::Mul, {y, f.add(OpKind::BroadcastInDim, {w}, BroadcastAttrs{s, {1}})}));
+                     f.add_output(vm[1]);
+                     f.add_output(r);
+                   }});
+  cases.push_back({"add + rms_norm, residual and inverse rms out", [&](Fusion& f) {
+                     Value* x = f.add_tensor_input("x", DType::BFloat16, s);
+                     Value* h = f.add_tensor_input("h", DType::BFloat16, s);
+                     Value* sum = f.add(OpKind::Add, {x, h});
+                     Value* xf = f.add(OpKind::ConvertElementType, {sum}, CastAttrs{DType::Float32});
+                     Value* ms = f.add(OpKind::Div, {f.add(OpKind::Sum, {f.add(OpKind::Mul, {xf, xf})}, DimsAttrs{last}),
+                                                     c(f, static_cast<double>(s[1]))});
+                     Value* inv = f.add(OpKind::Rsqrt, {f.add(OpKind::Add, {ms, c(f, 1e-6)})});
+                     f.add_output(sum);
+                     f.add_output(f.add(OpKind::ConvertElementType, {f.add(OpKind::Mul, {xf, bcast(f, inv)})},
+                                        CastAttrs{DType::BFloat16}));
+                     f.add_output(inv);
+                   }});
+  cases.push_back({"cross-entropy-like: logsumexp minus the target logit", [&](Fusion& f) {
+                     Value* x = f.add_tensor_input("x", DType::Float32, s);
+                     Value* target = f.add_tensor_input("target", DType::Int64, {s[0]});
+                     Value* iota = f.add(OpKind::Iota, {}, IotaAttrs{s[1], 0, 1, DType::Int64});
+                     Value* hit = f.add(OpKind::Eq, {f.add(OpKind::BroadcastInDim, {iota}, BroadcastAttrs{s, {1}}),
+                                                     bcast(f, target)});
+                     Value* picked = f.add(OpKind::Sum, {f.add(OpKind::Where, {hit, x, c(f, 0.0)})}, DimsAttrs{last});
+                     Value* m = f.add(OpKind::Amax, {x}, DimsAttrs{last});
+                     Value* z = f.add(OpKind::Sum, {f.add(OpKind::Exp, {f.add(OpKind::Sub, {x, bcast(f, m)})})},
+                                      DimsAttrs{last});
+                     f.add_output(f.add(OpKind::Sub, {f.add(OpKind::Add, {f.add(OpKind::Log, {z}), m}), picked}));
+                   }});
+  uint64_t seed = 300;
+  for (const auto& [name, build] : cases) {
+    SCOPED_TRACE(name);
+    auto f = std::make_shared<Fusion>();
+    build(*f);
+    const Plan plan = check(f, random_inputs(*f, seed++), s[1]);
+    EXPECT_EQ(plan.kernel_count(), 1) << name;
+  }
+}
+
+// Reductions of different extents cannot share a kernel: each gets its own, whose results go to
+// new buffers that the last kernel reads; explain says why and counts the buffers.
+TEST_P(ReductionKernels, DifferentExtents_SplitIntoKernelsMatchReference) {
+  auto f = std::make_shared<Fusion>();
+  const Shape s{9, 14};
+  Value* x = f->add_tensor_input("x", DType::Float32, s);
+  Value* rows = f->add(OpKind::Sum, {x}, DimsAttrs{{1}});
+  Value* cols = f->add(OpKind::Amax, {x}, DimsAttrs{{0}});
+  Value* y = f->add(OpKind::Add, {f->add(OpKind::BroadcastInDim, {rows}, BroadcastAttrs{s, {0}}),
+                                   f->add(OpKind::BroadcastInDim, {cols}, BroadcastAttrs{s, {1}})});
+  f->add_output(f->add(OpKind::Mul, {y, x}));
+  const Plan plan = check(f, {random_tensor(DType::Float32, s, 400)}, 14);
+  ASSERT_EQ(plan.kernel_count(), 3);
+  EXPECT_THAT(plan.segments[0].note, HasSubstr("split"));
+  EXPECT_THAT(plan.segments[0].note, HasSubstr("reduces extents [9]"));
+  EXPECT_EQ(plan.allocated_bytes, (9 + 14 + 9 * 14) * 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ReductionKernels, ::testing::Values(Device::Cpu, Device::Cuda),
+                         [](const auto& info) { return std::string(device_name(info.param)); });
+
+TEST(KernelFormProblem, SameExtentsAndShapes_None) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {4, 8});
+  Value* m = f.add(OpKind::Amax, {x}, DimsAttrs{{1}});
+  f.add_output(f.add(OpKind::Sub, {x, f.add(OpKind::BroadcastInDim, {m}, BroadcastAttrs{{4, 8}, {0}})}));
+  EXPECT_EQ(kernel_form_problem(test::contiguous_spec(f)), "");
+}
+
+TEST(KernelFormProblem, ResultReadAlongReducedDim_Named) {
+  Fusion f;  // a square input whose row sums are broadcast along the other dim
+  Value* x = f.add_tensor_input("x", DType::Float32, {5, 5});
+  Value* r = f.add(OpKind::Sum, {x}, DimsAttrs{{1}});
+  f.add_output(f.add(OpKind::Add, {x, f.add(OpKind::BroadcastInDim, {r}, BroadcastAttrs{{5, 5}, {1}})}));
+  EXPECT_THAT(kernel_form_problem(test::contiguous_spec(f)), HasSubstr("depends on the reduced dims"));
+}
+
+TEST(KernelFormProblem, OutputOfOtherShape_Named) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {4, 8});
+  f.add_output(f.add(OpKind::Sum, {x}, DimsAttrs{{1}}));
+  f.add_output(f.add(OpKind::Reshape, {x}, ReshapeAttrs{{32}}));
+  EXPECT_THAT(kernel_form_problem(test::contiguous_spec(f)), HasSubstr("has neither the shape [4, 8]"));
+}
+
+}  // namespace
+}  // namespace vf
