@@ -60,43 +60,9 @@ void emit_reduction_nest(const LoopNest& nest, int n, std::string& out) {
       out += indent + "}\n";
     }
   };
-  for (int phase = 0; phase < em.phases(); ++phase) {
-    const std::vector<int> operands = em.phase_operands(phase);
-    em.define(operands, {}, true, "      ", out);
-    for (size_t k = 0; k < nest.reductions.size(); ++k) {
-      const ReduceStmt& r = nest.reductions[k];
-      if (r.phase == phase)
-        out += std::string("      ") + compute_type(r.acc_dtype) + " acc" + std::to_string(k) + " = " + reduce_identity(r) + ";\n";
-    }
-    inner_loops([&](const std::string& indent) {
-      em.define(operands, {}, false, indent, out);
-      for (size_t k = 0; k < nest.reductions.size(); ++k) {
-        const ReduceStmt& r = nest.reductions[k];
-        if (r.phase != phase) continue;
-        const std::string acc = "acc" + std::to_string(k);
-        out += indent + acc + " = " + reduce_combine(r, acc, "v" + std::to_string(r.value)) + ";\n";
-      }
-    });
-  }
-  for (const bool row : {false, true}) {
-    std::vector<int> values, indices;
-    for (const StoreStmt& s : nest.stores) {
-      if (s.row != row) continue;
-      values.push_back(s.value);
-      indices.push_back(s.index);
-    }
-    if (values.empty()) continue;
-    em.define(values, indices, true, "      ", out);
-    auto stores = [&](const std::string& indent) {
-      em.define(values, indices, false, indent, out);
-      for (const StoreStmt& s : nest.stores)
-        if (s.row == row) out += indent + em.store(s);
-    };
-    if (row)
-      stores("      ");
-    else
-      inner_loops(stores);
-  }
+  ReductionRowHooks hooks;
+  hooks.inner_loop = inner_loops;
+  emit_reduction_row(nest, em, hooks, "      ", out);
   out += "    }\n  }\n";
 }
 

@@ -325,11 +325,11 @@ int tile_size(const LoopNest& nest, int p, int64_t* shared_bytes = nullptr) {
 }
 
 // A tiled schedule for a transpose-like nest: each block takes T x T tiles of (dim p, innermost
-// dim) for fixed other dims, T = 64 unless the tiles would pass 40 KB of shared memory. The loads
-// that walk dim p with unit stride are first read into shared memory with threads along p
-// (coalesced, T / (threads / T) loads in flight per thread), then the body runs with threads
-// along the innermost dim (coalesced stores) and reads those loads from the tile. With 32-bit
-// index math, the tile number is unravelled by multiply-high division.
+// dim) for fixed other dims (tile_size). The loads that walk dim p with unit stride are first read
+// into shared memory with threads along p (coalesced, T / (threads / T) loads per thread in
+// flight), then the body runs with threads along the innermost dim (coalesced stores), reading
+// those loads from the tile and its other loads from registers filled before the barrier. With
+// 32-bit index math, the tile number is unravelled by multiply-high division.
 void emit_tiled_nest(const LoopNest& nest, int n, int p, bool index32, int block, std::string& out) {
   const size_t rank = nest.extents.size();
   const std::string pre = "n" + std::to_string(n) + "_";
@@ -508,7 +508,7 @@ std::string emit_cuda(const KernelIR& ir, const std::string& entry) {
          "(const VfArgs a) {\n";
   for (size_t n = 0; n < ir.nests.size(); ++n) {
     if (ir.nests[n].is_reduction())
-      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n].team, out);
+      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n].team, ir.abi.nests[n].per_thread, out);
     else
       emit_nest(ir.nests[n], static_cast<int>(n), ir.abi.index32, ir.abi.block_size, out);
   }

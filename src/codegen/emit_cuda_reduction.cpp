@@ -4,6 +4,13 @@
 // warp shuffles (and shared memory across the block's warps), so that every thread of the team
 // holds the row's result, and the next phase or the stores use it. Row stores are made by the
 // team's first thread.
+//
+// When a thread's share is at most `per_thread` elements, its loops over the row are unrolled
+// completely and the loads that several of them need are read from memory once and kept in
+// registers (cache<id>[it]): the row is read once however many phases the nest has, and every
+// load of the first loop is in flight at once.
+#include <unordered_map>
+
 #include "codegen/emit_source.h"
 
 namespace vf {
@@ -29,7 +36,7 @@ void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& i
 
 }  // namespace
 
-void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, std::string& out) {
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, int per_thread, std::string& out) {
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
   const std::string p = "n" + std::to_string(n) + "_", T = std::to_string(team);
   std::vector<std::string> vars;
@@ -55,10 +62,39 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, std::string
   }
   out += "      (void)rest;\n";
   ScopedEmitter em(nest, vars, "vf_index");
+  // Loads that more than one loop over the row needs are cached in registers.
+  std::vector<std::vector<int>> loop_roots;
+  for (int phase = 0; phase < em.phases(); ++phase) loop_roots.push_back(em.phase_operands(phase));
+  loop_roots.emplace_back();
+  for (const StoreStmt& s : nest.stores)
+    if (!s.row) loop_roots.back().push_back(s.value);
+  std::vector<int> uses(nest.values.size(), 0);
+  for (const auto& roots : loop_roots) {
+    const std::vector<char> need = em.needed_values(roots);
+    for (size_t id = 0; id < need.size(); ++id) uses[id] += need[id];
+  }
+  std::vector<int> cached;
+  std::unordered_map<int, std::string> from_cache;  // the cached loads already read
+  if (per_thread > 0) {
+    for (size_t id = 0; id < nest.values.size(); ++id) {
+      const ValueExpr& e = nest.values[id];
+      if (e.op != ValueOp::Load || uses[id] < 2 || !em.is_inner(static_cast<int>(id))) continue;
+      cached.push_back(static_cast<int>(id));
+      out += std::string("      ") + compute_type(e.dtype) + " cache" + std::to_string(id) + "[" +
+             std::to_string(per_thread) + "];\n";
+    }
+  }
   // The team's strided loop over the reduced elements, around `body`.
   auto inner_loop = [&](const std::function<void(const std::string&)>& body) {
-    out += "#pragma unroll 4\n";
-    out += "      for (vf_i64 k = lane; k < inner; k += " + T + ") {\n";
+    if (per_thread > 0) {
+      out += "#pragma unroll\n";
+      out += "      for (int it = 0; it < " + std::to_string(per_thread) + "; ++it) {\n";
+      out += "        const vf_i64 k = lane + (vf_i64)it * " + T + ";\n";
+      out += "        if (k >= inner) break;\n";
+    } else {
+      out += "#pragma unroll 4\n";
+      out += "      for (vf_i64 k = lane; k < inner; k += " + T + ") {\n";
+    }
     if (inner > 0) {
       out += "        vf_index krest = (vf_index)k;\n";
       for (size_t d = rank + inner; d-- > rank;) {
@@ -71,51 +107,25 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, std::string
     }
     const auto saved = em.save();
     body("        ");
+    std::vector<int> read_now;
+    for (int id : cached) {
+      if (!em.is_defined(id) || from_cache.count(id)) continue;
+      out += "        cache" + std::to_string(id) + "[it] = v" + std::to_string(id) + ";\n";
+      read_now.push_back(id);
+    }
     em.restore(saved);
+    for (int id : read_now) from_cache[id] = "cache" + std::to_string(id) + "[it]";
     out += "      }\n";
   };
-  for (int phase = 0; phase < em.phases(); ++phase) {
-    const std::vector<int> operands = em.phase_operands(phase);
-    em.define(operands, {}, true, "      ", out);
-    for (size_t k = 0; k < nest.reductions.size(); ++k) {
-      const ReduceStmt& r = nest.reductions[k];
-      if (r.phase == phase)
-        out += std::string("      ") + compute_type(r.acc_dtype) + " acc" + std::to_string(k) + " = " + reduce_identity(r) + ";\n";
-    }
-    inner_loop([&](const std::string& indent) {
-      em.define(operands, {}, false, indent, out);
-      for (size_t k = 0; k < nest.reductions.size(); ++k) {
-        const ReduceStmt& r = nest.reductions[k];
-        if (r.phase != phase) continue;
-        const std::string acc = "acc" + std::to_string(k);
-        out += indent + acc + " = " + reduce_combine(r, acc, "v" + std::to_string(r.value)) + ";\n";
-      }
-    });
+  ReductionRowHooks hooks;
+  hooks.inner_loop = inner_loop;
+  hooks.after_phase = [&](int phase) {
     for (size_t k = 0; k < nest.reductions.size(); ++k)
       if (nest.reductions[k].phase == phase) emit_team_reduce(nest.reductions[k], static_cast<int>(k), team, "      ", out);
-  }
-  for (const bool row : {false, true}) {
-    std::vector<int> values, indices;
-    for (const StoreStmt& s : nest.stores) {
-      if (s.row != row) continue;
-      values.push_back(s.value);
-      indices.push_back(s.index);
-    }
-    if (values.empty()) continue;
-    em.define(values, indices, true, "      ", out);
-    auto stores = [&](const std::string& indent) {
-      em.define(values, indices, false, indent, out);
-      for (const StoreStmt& s : nest.stores)
-        if (s.row == row) out += indent + em.store(s);
-    };
-    if (row) {
-      out += "      if (lane == 0) {\n";
-      stores("        ");
-      out += "      }\n";
-    } else {
-      inner_loop(stores);
-    }
-  }
+  };
+  hooks.row_guard = "if (lane == 0)";
+  hooks.load_override = &from_cache;
+  emit_reduction_row(nest, em, hooks, "      ", out);
   out += "    }\n  }\n";
 }
 

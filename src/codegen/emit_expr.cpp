@@ -376,8 +376,22 @@ ScopedEmitter::ScopedEmitter(const LoopNest& nest, std::vector<std::string> vars
   defined_value_.assign(nest.values.size(), 0);
 }
 
+std::vector<char> ScopedEmitter::needed_values(const std::vector<int>& values) const {
+  std::vector<char> need(nest_.values.size(), 0);
+  std::vector<int> stack = values;
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    if (need[id]) continue;
+    need[id] = 1;
+    for (int a : nest_.values[id].args) stack.push_back(a);
+  }
+  return need;
+}
+
 void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int>& indices, bool outer_only,
-                           const std::string& indent, std::string& out) {
+                           const std::string& indent, std::string& out,
+                           const std::unordered_map<int, std::string>* load_override) {
   std::vector<char> need_index(nest_.indices.size(), 0), need_value(nest_.values.size(), 0);
   auto mark_index = [&](auto& self, int id) -> void {
     if (id < 0 || need_index[id] || defined_index_[id]) return;
@@ -396,7 +410,7 @@ void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int
     if (need_value[id] || defined_value_[id]) continue;
     need_value[id] = 1;
     const ValueExpr& e = nest_.values[id];
-    mark_index(mark_index, e.index);
+    if (!(load_override && load_override->count(id))) mark_index(mark_index, e.index);
     mark_index(mark_index, e.pred);
     for (int a : e.args) stack.push_back(a);
   }
@@ -411,7 +425,7 @@ void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int
     if (!need_value[id] || (outer_only && inner_value_[id])) continue;
     defined_value_[id] = 1;
     out += indent + "const " + compute_type(nest_.values[id].dtype) + " v" + std::to_string(id) + " = " +
-           value_def(nest_, static_cast<int>(id), vars_, "", nullptr) + ";\n";
+           value_def(nest_, static_cast<int>(id), vars_, "", load_override) + ";\n";
   }
 }
 
@@ -427,6 +441,53 @@ std::vector<int> ScopedEmitter::phase_operands(int phase) const {
   for (const ReduceStmt& r : nest_.reductions)
     if (r.phase == phase) ids.push_back(r.value);
   return ids;
+}
+
+void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const ReductionRowHooks& hooks,
+                        const std::string& indent, std::string& out) {
+  for (int phase = 0; phase < em.phases(); ++phase) {
+    const std::vector<int> operands = em.phase_operands(phase);
+    em.define(operands, {}, true, indent, out);
+    for (size_t k = 0; k < nest.reductions.size(); ++k) {
+      const ReduceStmt& r = nest.reductions[k];
+      if (r.phase == phase)
+        out += indent + compute_type(r.acc_dtype) + " acc" + std::to_string(k) + " = " + reduce_identity(r) + ";\n";
+    }
+    hooks.inner_loop([&](const std::string& in) {
+      em.define(operands, {}, false, in, out, hooks.load_override);
+      for (size_t k = 0; k < nest.reductions.size(); ++k) {
+        const ReduceStmt& r = nest.reductions[k];
+        if (r.phase != phase) continue;
+        const std::string acc = "acc" + std::to_string(k);
+        out += in + acc + " = " + reduce_combine(r, acc, "v" + std::to_string(r.value)) + ";\n";
+      }
+    });
+    if (hooks.after_phase) hooks.after_phase(phase);
+  }
+  for (const bool row : {false, true}) {
+    std::vector<int> values, indices;
+    for (const StoreStmt& s : nest.stores) {
+      if (s.row != row) continue;
+      values.push_back(s.value);
+      indices.push_back(s.index);
+    }
+    if (values.empty()) continue;
+    em.define(values, indices, true, indent, out);
+    auto stores = [&](const std::string& in) {
+      em.define(values, indices, false, in, out, hooks.load_override);
+      for (const StoreStmt& s : nest.stores)
+        if (s.row == row) out += in + em.store(s);
+    };
+    if (!row) {
+      hooks.inner_loop(stores);
+    } else if (hooks.row_guard.empty()) {
+      stores(indent);
+    } else {
+      out += indent + hooks.row_guard + " {\n";
+      stores(indent + "  ");
+      out += indent + "}\n";
+    }
+  }
 }
 
 std::string reduce_identity(const ReduceStmt& r) {

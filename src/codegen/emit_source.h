@@ -49,8 +49,14 @@ class ScopedEmitter {
   std::vector<int> phase_operands(int phase) const;
   // Defines what `values` and `indices` need that is not defined yet; with outer_only, only the
   // nodes that do not read the reduced loop vars (and so can precede the loop over them).
+  // `load_override` maps Load value ids to the expression that replaces them.
   void define(const std::vector<int>& values, const std::vector<int>& indices, bool outer_only,
-              const std::string& indent, std::string& out);
+              const std::string& indent, std::string& out,
+              const std::unordered_map<int, std::string>* load_override = nullptr);
+  // The value nodes `values` need (transitively), defined or not.
+  std::vector<char> needed_values(const std::vector<int>& values) const;
+  bool is_inner(int value) const { return inner_value_[value] != 0; }
+  bool is_defined(int value) const { return defined_value_[value] != 0; }
   // Definitions made inside a loop go out of scope with it: save before, restore after.
   std::pair<std::vector<char>, std::vector<char>> save() const { return {defined_index_, defined_value_}; }
   void restore(std::pair<std::vector<char>, std::vector<char>> s) {
@@ -69,12 +75,28 @@ class ScopedEmitter {
   std::vector<int> ready_;
 };
 
+// The target-specific parts of a reduction nest's per-row code.
+struct ReductionRowHooks {
+  // Emits a loop over the row's reduced elements around body(indent); defines the reduced vars.
+  std::function<void(const std::function<void(const std::string&)>&)> inner_loop;
+  std::function<void(int phase)> after_phase;  // after a phase's loop (CUDA: the team's combine)
+  std::string row_guard;  // a condition around the row stores ("" for none)
+  const std::unordered_map<int, std::string>* load_override = nullptr;  // for loads in the loops
+};
+
+// The code for one row of a reduction nest, at `indent` inside the row loop: per phase, the
+// accumulators at their identities and a loop combining the phase's operands into them; then one
+// loop storing the full-shape outputs, and the row stores.
+void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const ReductionRowHooks& hooks,
+                        const std::string& indent, std::string& out);
+
 // A reduction's identity and one combining step, as C expressions in its accumulator type.
 std::string reduce_identity(const ReduceStmt& r);
 std::string reduce_combine(const ReduceStmt& r, const std::string& acc, const std::string& x);
 
-// A reduction nest for CUDA (emit_cuda_reduction.cpp); `team` threads take one row.
-void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, std::string& out);
+// A reduction nest for CUDA (emit_cuda_reduction.cpp); `team` threads take one row, and each
+// keeps up to `per_thread` of the row's elements in registers (0: loops over the row instead).
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, int per_thread, std::string& out);
 
 std::string emit_cpp(const KernelIR& ir, const std::string& entry);
 std::string emit_cuda(const KernelIR& ir, const std::string& entry);

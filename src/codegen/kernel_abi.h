@@ -53,6 +53,7 @@ struct AbiNest {
   int32_t output = -1;
   int64_t rows = 0, inner = 0;
   int32_t team = 0;  // CUDA: threads that reduce one row together (a warp or the whole block)
+  int32_t per_thread = 0;  // CUDA: row elements each thread keeps in registers (0: none)
 };
 
 // The argument block: the source declares `struct VfArgs` with member `f<k>` for fields[k] at
