@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CUDA suite, for a machine with an NVIDIA GPU: builds (unless BUILD_DIR holds a build), runs
 # every test (the GPU tests no longer skip), runs every example with --device cuda --check with and
-# without bookend, runs compute-sanitizer memcheck over the examples, and prints a summary.
+# without bookend, runs compute-sanitizer memcheck and racecheck over the examples, and prints a summary.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -37,6 +37,19 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     if [ $code -ne 0 ]; then san_errors=$((san_errors + 1)); echo "memcheck FAILED on $trace"; echo "$out" | tail -n 30; fi
   done
   summary+=("compute-sanitizer memcheck: $san_runs runs, $san_errors with errors")
+  race_errors=0; race_runs=0
+  for trace in examples/*.py; do
+    out=$(compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD_DIR/viewfuse" run "$trace" --device cuda --check 2>&1)
+    code=$?; race_runs=$((race_runs + 1))
+    if [ $code -ne 0 ]; then race_errors=$((race_errors + 1)); echo "racecheck FAILED on $trace"; echo "$out" | tail -n 30; fi
+  done
+  # The reduction tests' long rows use the block-wide (shared-memory) combine.
+  out=$(compute-sanitizer --tool racecheck --error-exitcode 9 "$BUILD_DIR/tests/codegen/vf_test_codegen" \
+        --gtest_filter='Backends/ReductionKernels.*/cuda' 2>&1)
+  code=$?; race_runs=$((race_runs + 1))
+  if [ $code -ne 0 ]; then race_errors=$((race_errors + 1)); echo "racecheck FAILED on the reduction tests"; echo "$out" | tail -n 30; fi
+  summary+=("compute-sanitizer racecheck: $race_runs runs, $race_errors with errors")
+  san_errors=$((san_errors + race_errors))
 else
   summary+=("compute-sanitizer: not found")
 fi

@@ -171,7 +171,8 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
   block.block = static_cast<uint32_t>(abi.block_size);
   // One wave: the kernel's schedules loop over their work (grid-stride), so blocks beyond what the
   // device keeps resident would only run after the first ones, with less work in flight.
-  const int64_t max_blocks = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * (abi.blocks_per_sm > 0 ? abi.blocks_per_sm : 8);
+  const int64_t per_sm = abi.blocks_per_sm > 0 ? abi.blocks_per_sm : 8;
+  const int64_t max_blocks = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * per_sm;
   const int64_t wanted = (largest + abi.block_size - 1) / abi.block_size;
   block.grid = static_cast<uint32_t>(std::clamp<int64_t>(wanted, 1, max_blocks));
   block.shared_bytes = 0;

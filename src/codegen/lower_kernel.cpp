@@ -287,11 +287,16 @@ class Lowering {
         return true;
       }
       int64_t next = 0;
-      for (int i : idx) {
-        auto it = linear_.find(i);
+      for (size_t d = 0; d < idx.size(); ++d) {
+        auto it = linear_.find(idx[d]);
         if (it == linear_.end()) return false;
-        for (int64_t v : it->second)
+        int64_t size = 1;
+        for (int64_t v : it->second) {
           if (v != next++) return false;
+          size *= loop_sizes_[static_cast<size_t>(v)];
+        }
+        // A slice from 0 reads the loop vars in order over a longer dim: not the flat order.
+        if (size != view.layout.sizes[d]) return false;
       }
       return next == static_cast<int64_t>(nest_->extents.size());
     }();
@@ -315,6 +320,7 @@ class Lowering {
   }
 
   int select(int pred, int a, int b, DType dtype) {
+    nest_->flat = false;  // the predicate reads the loop index
     ValueExpr e;
     e.op = ValueOp::Select;
     e.dtype = dtype;

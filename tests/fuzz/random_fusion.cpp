@@ -63,6 +63,22 @@ bool exact_binary(OpKind op) {  // for floating operands that are exact
   }
 }
 
+// Whether a float cast from `from` to `to` gains mantissa bits (bf16 < f16 < f32 < f64). An
+// inexact value cast so is compared with the tighter tolerance of `to` although it carries the
+// rounding of `from`, so the generator casts only exact values that way.
+bool gains_precision(DType from, DType to) {
+  auto bits = [](DType d) {
+    switch (d) {
+      case DType::BFloat16: return 8;
+      case DType::Float16: return 11;
+      case DType::Float32: return 24;
+      case DType::Float64: return 53;
+      default: return 0;
+    }
+  };
+  return is_floating(from) && is_floating(to) && bits(to) > bits(from);
+}
+
 std::vector<OpKind> ops_of(OpCategory category) {
   std::vector<OpKind> ops;
 #define VF_OP(name, prim, cat) \
@@ -196,7 +212,10 @@ class Generator {
       if (v < 0 && !same.empty()) v = pick(rng_, same);
     }
     if (v < 0) return -1;
-    if (val(v).dtype != dtype) v = append(OpKind::ConvertElementType, {{v, {}}}, CastAttrs{dtype}, exact(v));
+    if (val(v).dtype != dtype) {
+      if (!exact(v) && gains_precision(val(v).dtype, dtype)) return -1;
+      v = append(OpKind::ConvertElementType, {{v, {}}}, CastAttrs{dtype}, exact(v));
+    }
     return v;
   }
 
@@ -264,6 +283,7 @@ class Generator {
     const DType from = val(a).dtype;
     // Float to integer or bool is discontinuous: only from exact values.
     if (is_floating(from) && !is_floating(to) && !exact(a)) to = DType::Float32;
+    if (!exact(a) && gains_precision(from, to)) return;
     // A correctly rounded (or truncating) conversion of an exact value is exact.
     append(OpKind::ConvertElementType, {{a, {}}}, CastAttrs{to}, exact(a));
   }

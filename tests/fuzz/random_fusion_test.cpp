@@ -2,8 +2,10 @@
 // properties.
 //
 // VF_FUZZ_SEED (default 20261202) and VF_FUZZ_COUNT (default 300; 60 in sanitizer builds) choose
-// the programs; VF_FUZZ_DEVICE=cuda runs them on the CUDA backend; VF_FUZZ_REDUCTIONS=0 leaves
-// reductions out and VF_FUZZ_MAX_OPS (default 12) bounds the ops per program. A failure is shrunk and the
+// the programs; VF_FUZZ_DEVICE=cuda runs CompiledMatchesReference on the CUDA backend (without it,
+// CudaMatchesReference runs the same programs on CUDA wherever a GPU is present);
+// VF_FUZZ_REDUCTIONS=0 leaves reductions out and VF_FUZZ_MAX_OPS (default 12) bounds the ops per
+// program. tests/fuzz/run_parallel.sh runs many in parallel processes. A failure is shrunk and the
 // shrunk trace is printed and written under $VF_REPRO_DIR (default <tmp>/viewfuse-repro).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -21,10 +21,6 @@
 #include "runtime/nvrtc_compiler.h"
 #include "segment/plan_fusion.h"
 
-// Huge allocations must fail with an error, not abort the sanitizer runtime.
-extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
-extern "C" const char* __tsan_default_options() { return "allocator_may_return_null=1"; }
-
 namespace vf {
 namespace {
 

@@ -1,0 +1,165 @@
+// Loop spaces and CUDA schedules: a reshape that merges dims splits the loop dims (no division in
+// the index math), the CUDA emitter picks the row-vector, flat-vector or tiled schedule with the
+// launch shape that goes with it, and the split nests compute the reference's values on the CPU.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "codegen/generate_kernel.h"
+#include "codegen/lower_kernel.h"
+#include "codegen_test_util.h"
+#include "reference/random_inputs.h"
+#include "runtime/nvrtc_compiler.h"
+
+namespace vf {
+namespace {
+
+using ::testing::HasSubstr;
+using test::contiguous_spec;
+
+CpuBackend& backend() {
+  static CpuBackend b;
+  return b;
+}
+
+// (x * 0.125 + 1) permuted [B, H, S, D] -> [B, S, H, D] and merged to [B, S, H * D]: the
+// merge-heads producer.
+void merge_heads(Fusion& f, const Shape& x_shape, DType dtype = DType::BFloat16) {
+  Value* x = f.add_tensor_input("x", dtype, x_shape);
+  Value* y = f.add(OpKind::Add, {f.add(OpKind::Mul, {x, f.add_constant(Scalar::from_float(0.125))}),
+                                 f.add_constant(Scalar::from_float(1.0))});
+  Value* t = f.add(OpKind::Transpose, {y}, PermuteAttrs{{0, 2, 1, 3}});
+  f.add_output(f.add(OpKind::Reshape, {t}, ReshapeAttrs{{x_shape[0], x_shape[2], x_shape[1] * x_shape[3]}}));
+}
+
+int count_ops(const LoopNest& nest, IndexOp op) {
+  int n = 0;
+  for (const IndexExpr& e : nest.indices) n += e.op == op;
+  return n;
+}
+
+TEST(LoopSpace, MergedOutputDim_SplitIntoReshapeInputDims) {
+  Fusion f;
+  merge_heads(f, {2, 4, 6, 8});
+  const KernelIR ir = lower_kernel(contiguous_spec(f));
+  ASSERT_EQ(ir.nests.size(), 1u);
+  const LoopNest& nest = ir.nests[0];
+  EXPECT_EQ(nest.extents.size(), 4u);  // [2, 6, 4 * 8] iterated as [2, 6, 4, 8]
+  EXPECT_EQ(count_ops(nest, IndexOp::Div), 0);
+  EXPECT_EQ(count_ops(nest, IndexOp::Mod), 0);
+  EXPECT_FALSE(nest.flat);
+}
+
+TEST(LoopSpace, ContiguousMergeOfComputedValue_StaysFlat) {
+  // exp(x) merged [3, 5, 7] -> [3, 35]: the split loop dims are in order, so the nest is flat.
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {3, 5, 7});
+  f.add_output(f.add(OpKind::Reshape, {f.add(OpKind::Exp, {x})}, ReshapeAttrs{{3, 35}}));
+  const KernelIR ir = lower_kernel(contiguous_spec(f));
+  ASSERT_EQ(ir.nests.size(), 1u);
+  EXPECT_EQ(ir.nests[0].extents.size(), 3u);
+  EXPECT_TRUE(ir.nests[0].flat);
+}
+
+TEST(LoopSpace, SplitNests_MatchReferenceOnCpu) {
+  {
+    Fusion f;
+    merge_heads(f, {2, 3, 5, 4});
+    test::expect_matches_reference(backend(), f, {random_tensor(DType::BFloat16, {2, 3, 5, 4}, 1)});
+  }
+  {
+    // A merge of three dims with a size-1 dim among them, next to a split of another dim.
+    Fusion f;
+    Value* x = f.add_tensor_input("x", DType::Float32, {2, 3, 1, 5, 6});
+    Value* t = f.add(OpKind::Transpose, {f.add(OpKind::Neg, {x})}, PermuteAttrs{{4, 1, 2, 3, 0}});
+    Value* r = f.add(OpKind::Reshape, {t}, ReshapeAttrs{{2, 3, 15, 2}});
+    Value* y = f.add_tensor_input("y", DType::Float32, {2, 3, 15, 2});
+    f.add_output(f.add(OpKind::Add, {r, y}));
+    test::expect_matches_reference(backend(), f,
+                                   {random_tensor(DType::Float32, {2, 3, 1, 5, 6}, 2),
+                                    random_tensor(DType::Float32, {2, 3, 15, 2}, 3)});
+  }
+  {
+    // A non-contiguous output: the split dims index it through its strides.
+    Fusion f;
+    merge_heads(f, {2, 2, 3, 4}, DType::Float32);
+    test::expect_matches_reference(backend(), f, {random_tensor(DType::Float32, {2, 2, 3, 4}, 4)},
+                                   {test::permuted_layout({2, 3, 8}, {2, 0, 1})});
+  }
+}
+
+TEST(CudaSchedule, MergeHeads_RowVectorWithoutDivisionPerElement) {
+  Fusion f;
+  merge_heads(f, {16, 32, 2048, 128});
+  const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
+  EXPECT_TRUE(k.abi.index32);
+  EXPECT_EQ(k.abi.blocks_per_sm, 4);
+  EXPECT_THAT(k.source, HasSubstr("__launch_bounds__(256, 4)"));
+  EXPECT_THAT(k.source, HasSubstr("vf_make_divider"));
+  EXPECT_THAT(k.source, HasSubstr("*(const vf_pack<vf_u16, 8>*)"));  // 16-byte loads
+  EXPECT_THAT(k.source, HasSubstr("*(vf_pack<vf_u16, 8>*)"));        // 16-byte stores
+}
+
+TEST(CudaSchedule, LaunchShape_OneWaveOfResidentBlocks) {
+  Fusion f;
+  merge_heads(f, {16, 32, 2048, 128});
+  const KernelSpec spec = contiguous_spec(f);
+  const GeneratedKernel k = generate_kernel(spec, Target::Cuda);
+  std::vector<KernelBuffer> in{{nullptr, &spec.input_layouts[0]}}, out{{nullptr, &spec.output_layouts[0]}};
+  std::vector<Scalar> scalars(1);
+  LaunchBlock block;
+  pack_launch(k, KernelArgs{in, scalars, out, nullptr}, 132, block);
+  EXPECT_EQ(block.block, 256u);
+  EXPECT_EQ(block.grid, 132u * 4);
+  // A small tensor takes the blocks it needs.
+  Fusion g;
+  merge_heads(g, {1, 2, 3, 8});
+  const KernelSpec small = contiguous_spec(g);
+  std::vector<KernelBuffer> in2{{nullptr, &small.input_layouts[0]}}, out2{{nullptr, &small.output_layouts[0]}};
+  pack_launch(generate_kernel(small, Target::Cuda), KernelArgs{in2, scalars, out2, nullptr}, 132, block);
+  EXPECT_EQ(block.grid, 1u);
+}
+
+TEST(CudaSchedule, Transpose_TiledWithLoadsBeforeBarrier) {
+  Fusion f;
+  Value* a = f.add_tensor_input("a", DType::Float32, {96, 80});
+  Value* b = f.add_tensor_input("b", DType::Float32, {80, 96});
+  f.add_output(f.add(OpKind::Add, {f.add(OpKind::Transpose, {a}, PermuteAttrs{{1, 0}}), b}));
+  const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
+  EXPECT_THAT(k.source, HasSubstr("[64][64 + 1]"));
+  // b's loads of the thread's 16 rows go to registers before the barrier.
+  const size_t hoisted = k.source.find("float h");
+  ASSERT_NE(hoisted, std::string::npos) << k.source;
+  EXPECT_NE(k.source.find("__syncthreads()", hoisted), std::string::npos);
+  EXPECT_GE(k.abi.blocks_per_sm, 1);
+  EXPECT_LE(k.abi.blocks_per_sm, 4);
+}
+
+TEST(CudaSchedule, SchedulesCompileWithNvrtc) {
+  VF_TEST_REQUIRE_NVRTC();
+  std::vector<std::unique_ptr<Fusion>> fusions;
+  auto add = [&](auto build) {
+    fusions.push_back(std::make_unique<Fusion>());
+    build(*fusions.back());
+  };
+  add([](Fusion& f) { merge_heads(f, {16, 32, 2048, 128}); });
+  add([](Fusion& f) { merge_heads(f, {2, 3, 5, 4}, DType::Float16); });  // not a multiple of the pack
+  add([](Fusion& f) {
+    Value* a = f.add_tensor_input("a", DType::Float64, {96, 80});
+    f.add_output(f.add(OpKind::Exp, {f.add(OpKind::Transpose, {a}, PermuteAttrs{{1, 0}})}));
+  });
+  add([](Fusion& f) {
+    Value* x = f.add_tensor_input("x", DType::BFloat16, {1 << 20});
+    f.add_output(f.add(OpKind::Mul, {f.add(OpKind::Add, {x, x}), x}));
+  });
+  for (const auto& f : fusions) {
+    const GeneratedKernel k = generate_kernel(contiguous_spec(*f), Target::Cuda);
+    try {
+      EXPECT_TRUE(nvrtc_compile(k.source, k.entry, 9, 0).is_cubin);
+    } catch (const DeviceError& e) {
+      ADD_FAILURE() << e.what() << "\n" << k.source;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vf
