@@ -482,7 +482,7 @@ int cuda_blocks_per_sm(const KernelIR& ir) {
   int blocks = 0;
   auto take = [&](int b) { blocks = blocks == 0 ? b : std::min(blocks, b); };
   for (const LoopNest& nest : ir.nests) {
-    if (nest.is_reduction()) return 0;
+    if (nest.is_reduction()) return 2048 / ir.abi.block_size / 2;  // a row in registers: 64 per thread
     if (const int p = transposed_dim(nest); p >= 0) {
       int64_t shared = 0;
       tile_size(nest, p, &shared);

@@ -86,11 +86,14 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, int per_thr
   }
   // The team's strided loop over the reduced elements, around `body`.
   auto inner_loop = [&](const std::function<void(const std::string&)>& body) {
+    if (per_thread > 0) out += "      if (inner > 0)\n";
     if (per_thread > 0) {
+      // Branch-free iterations: one past the row reads element 0 again and is not combined or
+      // stored (`in`), so that the compiler can issue every load of the unrolled loop at once.
       out += "#pragma unroll\n";
       out += "      for (int it = 0; it < " + std::to_string(per_thread) + "; ++it) {\n";
-      out += "        const vf_i64 k = lane + (vf_i64)it * " + T + ";\n";
-      out += "        if (k >= inner) break;\n";
+      out += "        const bool in = lane + it * " + T + " < inner;\n";
+      out += "        const vf_index k = in ? (vf_index)(lane + it * " + T + ") : 0;\n";
     } else {
       out += "#pragma unroll 4\n";
       out += "      for (vf_i64 k = lane; k < inner; k += " + T + ") {\n";
@@ -124,6 +127,7 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, int per_thr
       if (nest.reductions[k].phase == phase) emit_team_reduce(nest.reductions[k], static_cast<int>(k), team, "      ", out);
   };
   hooks.row_guard = "if (lane == 0)";
+  if (per_thread > 0) hooks.element_guard = "in";
   hooks.load_override = &from_cache;
   emit_reduction_row(nest, em, hooks, "      ", out);
   out += "    }\n  }\n";

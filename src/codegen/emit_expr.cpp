@@ -459,7 +459,8 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
         const ReduceStmt& r = nest.reductions[k];
         if (r.phase != phase) continue;
         const std::string acc = "acc" + std::to_string(k);
-        out += in + acc + " = " + reduce_combine(r, acc, "v" + std::to_string(r.value)) + ";\n";
+        const std::string step = reduce_combine(r, acc, "v" + std::to_string(r.value));
+        out += in + acc + " = " + (hooks.element_guard.empty() ? step : hooks.element_guard + " ? " + step + " : " + acc) + ";\n";
       }
     });
     if (hooks.after_phase) hooks.after_phase(phase);
@@ -475,8 +476,9 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
     em.define(values, indices, true, indent, out);
     auto stores = [&](const std::string& in) {
       em.define(values, indices, false, in, out, hooks.load_override);
+      const std::string guard = row || hooks.element_guard.empty() ? "" : "if (" + hooks.element_guard + ") ";
       for (const StoreStmt& s : nest.stores)
-        if (s.row == row) out += in + em.store(s);
+        if (s.row == row) out += in + guard + em.store(s);
     };
     if (!row) {
       hooks.inner_loop(stores);

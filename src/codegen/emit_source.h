@@ -81,6 +81,9 @@ struct ReductionRowHooks {
   std::function<void(const std::function<void(const std::string&)>&)> inner_loop;
   std::function<void(int phase)> after_phase;  // after a phase's loop (CUDA: the team's combine)
   std::string row_guard;  // a condition around the row stores ("" for none)
+  // A condition that a loop iteration is inside the row: its combines and stores happen only then
+  // ("" when every iteration is).
+  std::string element_guard;
   const std::unordered_map<int, std::string>* load_override = nullptr;  // for loads in the loops
 };
 

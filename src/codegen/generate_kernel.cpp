@@ -64,19 +64,25 @@ GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
   KernelIR ir = lower_kernel(spec);
   const bool index32 = target == Target::Cuda && index32_ok(spec, ir.abi);
   finalize_abi(ir.abi, index32);
-  // A warp per row when rows are short, the whole block otherwise (CPU: one thread per row). A
-  // row of up to 32 elements per thread stays in registers (the count rounded up to a power of
-  // two, so that one kernel serves a range of row lengths).
+  // CUDA: a warp per row when rows are short, else a block of 512 threads per row (CPU: one thread
+  // per row). A row of up to 16 elements per thread stays in registers (the count rounded up to a
+  // power of two, so that one kernel serves a range of row lengths); a longer one is looped over.
   for (size_t k = 0; k < ir.abi.nests.size(); ++k) {
     AbiNest& n = ir.abi.nests[k];
     if (n.output >= 0) continue;
-    n.team = target == Target::Cpu ? 1 : n.inner <= 1024 ? 32 : ir.abi.block_size;
-    if (target == Target::Cuda && n.inner > 0) {
+    if (target == Target::Cpu) {
+      n.team = 1;
+      continue;
+    }
+    constexpr int kWideTeam = 512;
+    n.team = n.inner <= 256 ? 32 : kWideTeam;
+    if (n.team == kWideTeam) ir.abi.block_size = kWideTeam;
+    if (n.inner > 0) {
       int per_thread = 1;
       while (static_cast<int64_t>(per_thread) * n.team < n.inner) per_thread *= 2;
       int loads = 0;
       for (const ValueExpr& e : ir.nests[k].values) loads += e.op == ValueOp::Load;
-      n.per_thread = per_thread <= 32 && per_thread * loads <= 96 ? per_thread : 0;
+      n.per_thread = per_thread <= 16 && per_thread * loads <= 64 ? per_thread : 0;
     }
   }
   if (target == Target::Cuda) ir.abi.blocks_per_sm = cuda_blocks_per_sm(ir);
