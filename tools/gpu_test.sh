@@ -36,6 +36,11 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     code=$?; san_runs=$((san_runs + 1))
     if [ $code -ne 0 ]; then san_errors=$((san_errors + 1)); echo "memcheck FAILED on $trace"; echo "$out" | tail -n 30; fi
   done
+  # The reduction kernels of every shape class the reduction tests make.
+  out=$(compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD_DIR/tests/codegen/vf_test_codegen" \
+        --gtest_filter='Backends/ReductionKernels.*/cuda' 2>&1)
+  code=$?; san_runs=$((san_runs + 1))
+  if [ $code -ne 0 ]; then san_errors=$((san_errors + 1)); echo "memcheck FAILED on the reduction tests"; echo "$out" | tail -n 30; fi
   summary+=("compute-sanitizer memcheck: $san_runs runs, $san_errors with errors")
   race_errors=0; race_runs=0
   for trace in examples/*.py; do

@@ -1,5 +1,6 @@
 // The CUDA schedule of a reduction nest (kernel_ir.h): a team of threads (a warp, or the whole
-// block for long rows) takes a row at a time, in a grid-stride loop over rows. Each thread
+// block for long rows, or one thread when many rows reduce outer dims) takes a row at a time, in a
+// grid-stride loop over rows. Each thread
 // accumulates a strided share of the reduced elements; the team combines the partial results with
 // warp shuffles (and shared memory across the block's warps), so that every thread of the team
 // holds the row's result, and the next phase or the stores use it. Row stores are made by the
@@ -18,6 +19,7 @@ namespace {
 
 // Combines acc over the team; every thread ends with the team's result.
 void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& indent, std::string& out) {
+  if (team == 1) return;
   const std::string acc = "acc" + std::to_string(k);
   out += indent + "for (int o = 16; o > 0; o >>= 1) " + acc + " = " +
          reduce_combine(r, acc, "vf_shfl_xor(" + acc + ", o)") + ";\n";

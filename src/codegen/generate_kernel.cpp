@@ -64,8 +64,8 @@ GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
   KernelIR ir = lower_kernel(spec);
   const bool index32 = target == Target::Cuda && index32_ok(spec, ir.abi);
   finalize_abi(ir.abi, index32);
-  // CUDA: a warp per row when rows are short, else a block of 512 threads per row (CPU: one thread
-  // per row). A row of up to 16 elements per thread stays in registers (the count rounded up to a
+  // CUDA: a warp per row when rows are short, else a block of 512 threads per row, or a thread per
+  // row for reductions over outer dims (CPU: one thread per row). A row of up to 16 elements per thread stays in registers (the count rounded up to a
   // power of two, so that one kernel serves a range of row lengths); a longer one is looped over.
   for (size_t k = 0; k < ir.abi.nests.size(); ++k) {
     AbiNest& n = ir.abi.nests[k];
@@ -76,6 +76,9 @@ GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
     }
     constexpr int kWideTeam = 512;
     n.team = n.inner <= 256 ? 32 : kWideTeam;
+    // Reducing outer dims of many rows: a thread per row, so that a warp's loads are neighbours
+    // along the innermost (row) dim.
+    if (!n.inner_reduced && n.rows >= 32 * 1024) n.team = 1;
     if (n.team == kWideTeam) ir.abi.block_size = kWideTeam;
     if (n.inner > 0) {
       int per_thread = 1;

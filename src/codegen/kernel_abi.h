@@ -54,6 +54,7 @@ struct AbiNest {
   int64_t rows = 0, inner = 0;
   int32_t team = 0;  // CUDA: threads that reduce one row together (a warp or the whole block)
   int32_t per_thread = 0;  // CUDA: row elements each thread keeps in registers (0: none)
+  bool inner_reduced = true;  // whether the innermost dim of the reduced tensor is a reduced one
 };
 
 // The argument block: the source declares `struct VfArgs` with member `f<k>` for fields[k] at

@@ -2,6 +2,8 @@
 // comments, lowers each call through lower_call and checks result annotations.
 #include "frontend/trace_reader.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -298,7 +300,7 @@ Fusion read_trace(std::string_view text, std::string_view filename) {
 
 Fusion read_trace_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw TraceError(path, 0, 0, "cannot open the trace file");
+  if (!in) throw TraceError(path, 0, 0, std::string("cannot open the trace file: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   return read_trace(text.str(), path);

@@ -55,43 +55,60 @@ class CpuThreadPool {
 
   void run(CpuEntry entry, const void* args, int64_t extent) {
     std::lock_guard<std::mutex> one_at_a_time(run_mutex_);
-    const int64_t chunks = std::min<int64_t>(extent, int64_t{4} * (workers() + 1));
+    Job job;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      entry_ = entry;
-      args_ = args;
-      extent_ = extent;
-      chunks_ = chunks;
-      next_.store(0);
-      pending_ = chunks;
-      ++generation_;
+      job_ = Job{entry, args, extent, std::min<int64_t>(extent, int64_t{4} * (workers() + 1)), ++generation_};
+      next_.store(claim(job_.generation, 0));
+      pending_ = job_.chunks;
+      job = job_;
     }
     wake_.notify_all();
-    take_chunks();
+    take_chunks(job);
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [&] { return pending_ == 0; });
   }
 
  private:
-  void take_chunks() {
+  // One run's work, copied by each thread under the mutex.
+  struct Job {
+    CpuEntry entry = nullptr;
+    const void* args = nullptr;
+    int64_t extent = 0, chunks = 0;
+    uint64_t generation = 0;
+  };
+  // next_ holds the run's generation (high 32 bits) and its next unclaimed chunk (low 32 bits), so
+  // that a worker still looping after its run ends never claims a chunk of the next run.
+  static uint64_t claim(uint64_t generation, int64_t chunk) {
+    return (generation << 32) | static_cast<uint64_t>(chunk);
+  }
+
+  void take_chunks(const Job& job) {
+    uint64_t v = next_.load();
     for (;;) {
-      const int64_t c = next_.fetch_add(1);
-      if (c >= chunks_) return;
-      entry_(args_, extent_ * c / chunks_, extent_ * (c + 1) / chunks_);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--pending_ == 0) done_.notify_all();
+      const auto c = static_cast<int64_t>(v & 0xffffffffu);
+      if (v >> 32 != (job.generation & 0xffffffffu) || c >= job.chunks) return;
+      if (!next_.compare_exchange_weak(v, v + 1)) continue;
+      job.entry(job.args, job.extent * c / job.chunks, job.extent * (c + 1) / job.chunks);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (--pending_ == 0) done_.notify_all();
+      }
+      v = next_.load();
     }
   }
   void work() {
     uint64_t seen = 0;
     for (;;) {
+      Job job;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
         if (stop_) return;
         seen = generation_;
+        job = job_;
       }
-      take_chunks();
+      take_chunks(job);
     }
   }
 
@@ -99,11 +116,10 @@ class CpuThreadPool {
   std::mutex run_mutex_, mutex_;
   std::condition_variable wake_, done_;
   bool stop_ = false;
-  uint64_t generation_ = 0;
-  CpuEntry entry_ = nullptr;
-  const void* args_ = nullptr;
-  int64_t extent_ = 0, chunks_ = 0, pending_ = 0;
-  std::atomic<int64_t> next_{0};
+  uint64_t generation_ = 0;  // guarded by mutex_, as are job_ and pending_
+  Job job_;
+  int64_t pending_ = 0;
+  std::atomic<uint64_t> next_{0};
 };
 
 namespace {
@@ -160,7 +176,12 @@ std::string hex(size_t h) {
 CpuBackend::CpuBackend(CpuBackendOptions options) : options_(std::move(options)) {
   if (options_.dump_dir.empty())
     if (const char* dump = std::getenv("VF_DUMP_KERNELS")) options_.dump_dir = dump;
-  if (!options_.dump_dir.empty()) std::filesystem::create_directories(options_.dump_dir);
+  if (!options_.dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.dump_dir, ec);
+    VF_USER_CHECK(!ec, "VF_DUMP_KERNELS / CpuBackendOptions::dump_dir: cannot create directory '", options_.dump_dir,
+                  "': ", ec.message());
+  }
   std::string tmpl = (std::filesystem::temp_directory_path() / "vf_cpu_kernels_XXXXXX").string();
   VF_INTERNAL_CHECK(mkdtemp(tmpl.data()) != nullptr, "cannot create a temporary directory from ", tmpl);
   work_dir_ = tmpl;

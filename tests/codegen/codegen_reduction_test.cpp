@@ -159,7 +159,7 @@ TEST_P(ReductionKernels, VarCorrection_ZeroOneAndLargerThanCount) {
 TEST_P(ReductionKernels, ReducedDimsSets_OuterMiddleSeveralAllNone) {
   const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
       {{37, 5}, {0}}, {{3, 5, 7}, {1}}, {{3, 5, 7}, {0, 2}}, {{6, 11}, {0, 1}}, {{4, 3}, {}}, {{2, 0, 3}, {1}},
-      {{2, 3, 4, 5}, {1, 3}}};
+      {{2, 3, 4, 5}, {1, 3}}, {{7, 33000}, {0}} /* many rows, outer dim: a CUDA thread per row */};
   uint64_t seed = 100;
   for (OpKind op : {OpKind::Sum, OpKind::Amax, OpKind::VarMean}) {
     for (const auto& [shape, dims] : cases) {
