@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, Sequence
 
 from . import _viewfuse
 from ._dtypes import LONG_TO_SHORT, long_name, scalar_kind
+from ._trace_text import literal
 
 # Prim names (ops.def) and how many results each gives.
 _PRIMS = {name: outputs for name, _category, outputs in _viewfuse.op_table()}
@@ -36,29 +36,15 @@ class _Name:
 
 def _literal(x: Any, fd: "FusionDefinition") -> str:
     """The trace text of one argument."""
-    if isinstance(x, Value):
-        if x.fd is not fd:
-            raise ValueError(f"{x!r} belongs to another FusionDefinition")
-        return x.name
-    if isinstance(x, bool):
-        return "True" if x else "False"
-    if isinstance(x, int):
-        return str(x)
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "float('nan')"
-        if math.isinf(x):
-            return "float('inf')" if x > 0 else "-float('inf')"
-        return repr(x)
-    if x is None:
-        return "None"
-    if isinstance(x, tuple):
-        return "(" + "".join(_literal(i, fd) + ", " for i in x) + ")"
-    if isinstance(x, list):
-        return "[" + ", ".join(_literal(i, fd) for i in x) + "]"
-    if isinstance(x, str) or type(x).__name__ in ("dtype",) or "dtype" in type(x).__module__:
-        return "dtypes." + long_name(x)
-    raise TypeError(f"unsupported argument {x!r} of type {type(x).__name__}")
+
+    def name_of(v: Any):
+        if not isinstance(v, Value):
+            return None
+        if v.fd is not fd:
+            raise ValueError(f"{v!r} belongs to another FusionDefinition")
+        return v.name
+
+    return literal(x, name_of)
 
 
 class _Ops:

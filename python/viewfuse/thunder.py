@@ -11,7 +11,6 @@ eagerly, the old strategy); it is off by default.
 
 from __future__ import annotations
 
-import math
 import time
 import warnings
 
@@ -29,6 +28,7 @@ from thunder.executors.utils import Region
 from thunder.extend import FusionExecutor, register_executor
 
 from . import _viewfuse
+from ._trace_text import literal
 from ._dtypes import LONG_TO_SHORT, long_name
 from .fusion_definition import from_trace as _vf_from_trace
 
@@ -69,25 +69,7 @@ def _checker(*args, **kwargs) -> bool:
 
 
 def _literal(x) -> str:
-    if isinstance(x, Proxy):
-        return x.name
-    if isinstance(x, bool):
-        return "True" if x else "False"
-    if isinstance(x, int):
-        return str(x)
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "float('nan')"
-        if math.isinf(x):
-            return "float('inf')" if x > 0 else "-float('inf')"
-        return repr(x)
-    if x is None:
-        return "None"
-    if isinstance(x, tuple):
-        return "(" + "".join(_literal(i) + ", " for i in x) + ")"
-    if isinstance(x, list):
-        return "[" + ", ".join(_literal(i) for i in x) + "]"
-    return "dtypes." + long_name(x)
+    return literal(x, lambda v: v.name if isinstance(v, Proxy) else None)
 
 
 def _annotation(p: Proxy) -> str:
