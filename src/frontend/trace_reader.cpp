@@ -34,7 +34,9 @@ std::optional<Annotation> split_annotation(const Token& comment) {
   while (i < s.size() && s[i] == ' ') ++i;
   size_t name_start = i;
   while (i < s.size() && is_ident_char(s[i])) ++i;
-  if (i == name_start || i >= s.size() || s[i] != ':') return std::nullopt;
+  // A name starts with a letter or '_' (so "# 0: ..." is a plain comment, not an input).
+  if (i == name_start || (s[name_start] >= '0' && s[name_start] <= '9') || i >= s.size() || s[i] != ':')
+    return std::nullopt;
   Annotation a;
   a.name = s.substr(name_start, i - name_start);
   ++i;
