@@ -36,10 +36,7 @@ void emit_reduction_nest(const LoopNest& nest, int n, std::string& out) {
   out += "    base += rows;\n";
   out += "    for (vf_i64 row = lo; row < hi; ++row) {\n";
   out += "      vf_i64 rest = row;\n";
-  for (size_t d = rank; d-- > 0;) {
-    const std::string ds = std::to_string(d);
-    out += "      const vf_i64 " + vars[d] + " = rest % " + p + "s" + ds + ";\n      rest /= " + p + "s" + ds + ";\n";
-  }
+  emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_i64 ", "      ", out);
   out += "      (void)rest;\n";
   ScopedEmitter em(nest, vars, "vf_i64");
   // The loops over the reduced dims, around `body` (emitted at the innermost indent).
@@ -99,13 +96,7 @@ void emit_nest(const LoopNest& nest, int n, std::string& out) {
   }
   const std::string last = std::to_string(rank - 1);
   out += "      vf_i64 rest = lo;\n";
-  for (size_t d = rank; d-- > 0;) {
-    const std::string ds = std::to_string(d);
-    if (d > 0)
-      out += "      vf_i64 " + vars[d] + " = rest % " + p + "s" + ds + ";\n      rest /= " + p + "s" + ds + ";\n";
-    else
-      out += "      vf_i64 " + vars[d] + " = rest;\n";
-  }
+  emit_position_unravel(vars, 0, rank, p + "s", "rest", "vf_i64 ", "      ", out);
   out += "      for (vf_i64 count = hi - lo; count > 0;) {\n";
   out += "        const vf_i64 row_end = " + p + "s" + last + " - " + vars[rank - 1] + " < count ? " + p + "s" +
          last + " : " + vars[rank - 1] + " + count;\n";

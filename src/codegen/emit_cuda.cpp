@@ -461,13 +461,7 @@ void emit_nest(const LoopNest& nest, int n, bool index32, int block, std::string
     return;
   }
   out += "      vf_index rest = (vf_index)flat;\n";
-  for (size_t d = rank; d-- > 0;) {
-    const std::string ds = std::to_string(d);
-    if (d > 0)
-      out += "      const vf_index " + vars[d] + " = rest % " + p + "s" + ds + ";\n      rest /= " + p + "s" + ds + ";\n";
-    else
-      out += "      const vf_index " + vars[d] + " = rest;\n";
-  }
+  emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "      ", out);
   out += "      (void)rest;\n";
   emit_nest_body(nest, vars, "vf_index", "      ", out);
   out += "    }\n  }\n";

@@ -58,10 +58,7 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, int per_thr
   out += "    for (vf_i64 row = (vf_i64)blockIdx.x * (blockDim.x / " + T + ") + threadIdx.x / " + T +
          "; row < rows; row += teams) {\n";
   out += "      vf_index rest = (vf_index)row;\n";
-  for (size_t d = rank; d-- > 0;) {
-    const std::string ds = std::to_string(d);
-    out += "      const vf_index " + vars[d] + " = rest % " + p + "s" + ds + ";\n      rest /= " + p + "s" + ds + ";\n";
-  }
+  emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "      ", out);
   out += "      (void)rest;\n";
   ScopedEmitter em(nest, vars, "vf_index");
   // Loads that more than one loop over the row needs are cached in registers.
@@ -102,13 +99,7 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, int per_thr
     }
     if (inner > 0) {
       out += "        vf_index krest = (vf_index)k;\n";
-      for (size_t d = rank + inner; d-- > rank;) {
-        const std::string ds = std::to_string(d);
-        if (d > rank)
-          out += "        const vf_index " + vars[d] + " = krest % " + p + "s" + ds + ";\n        krest /= " + p + "s" + ds + ";\n";
-        else
-          out += "        const vf_index " + vars[d] + " = krest;\n";
-      }
+      emit_position_unravel(vars, rank, rank + inner, p + "s", "krest", "const vf_index ", "        ", out);
     }
     const auto saved = em.save();
     body("        ");

@@ -242,6 +242,17 @@ void emit_args_struct(const KernelAbi& abi, std::string& out) {
     out += "VF_CHECK_OFFSET(VfArgs, f" + std::to_string(k) + ", " + std::to_string(abi.fields[k].offset) + ")\n";
 }
 
+void emit_position_unravel(const std::vector<std::string>& vars, size_t first, size_t end, const std::string& size_prefix,
+                           const std::string& rest, const std::string& decl, const std::string& indent, std::string& out) {
+  for (size_t d = end; d-- > first;) {
+    const std::string size = size_prefix + std::to_string(d);
+    if (d > first)
+      out += indent + decl + vars[d] + " = " + rest + " % " + size + ";\n" + indent + rest + " /= " + size + ";\n";
+    else
+      out += indent + decl + vars[d] + " = " + rest + ";\n";
+  }
+}
+
 std::string index_ref(const LoopNest& nest, int id, const std::vector<std::string>& vars) {
   return index_expr(nest, id, vars);
 }

@@ -25,6 +25,12 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
                     const std::string& indent, std::string& out, const std::string& flat = "",
                     const std::unordered_map<int, std::string>* load_override = nullptr);
 
+// Statements unravelling the row-major position in variable `rest` into vars[first, end), whose
+// sizes are `size_prefix`<d>: `decl` vars[d] = rest % size; rest /= size (the first dim takes
+// what is left). `rest` must be a mutable variable of the index type.
+void emit_position_unravel(const std::vector<std::string>& vars, size_t first, size_t end, const std::string& size_prefix,
+                           const std::string& rest, const std::string& decl, const std::string& indent, std::string& out);
+
 // Definitions of the index expressions `roots` need, and the expression naming index id.
 void emit_index_defs(const LoopNest& nest, const std::vector<int>& roots, const std::vector<std::string>& vars,
                      const char* index_type, const std::string& indent, std::string& out);
