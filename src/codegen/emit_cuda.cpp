@@ -23,11 +23,22 @@ const char kPreludeCommon[] =
 std::string field(int k) { return "a.f" + std::to_string(k); }
 
 // Packs each thread keeps in flight per iteration of the vector loops: U independent 16-byte loads
-// per buffer before the first use.
-constexpr int kPacksInFlight = 4;
-
-std::string pack_type(DType dtype, int v) {
-  return std::string("vf_pack<") + memory_type(dtype) + ", " + std::to_string(v) + ">";
+// per buffer before the first use. 4, or 2 when the body calls a math library function: the
+// unrolled copies of its body would not fit 64 registers.
+int packs_in_flight(const LoopNest& nest) {
+  for (const ValueExpr& e : nest.values) {
+    if (e.op != ValueOp::Apply) continue;
+    switch (e.fn) {
+      case OpKind::Exp: case OpKind::Exp2: case OpKind::Expm1: case OpKind::Log: case OpKind::Log1p:
+      case OpKind::Log2: case OpKind::Log10: case OpKind::Sin: case OpKind::Cos: case OpKind::Tan:
+      case OpKind::Tanh: case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asin: case OpKind::Acos:
+      case OpKind::Atan: case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Pow:
+      case OpKind::Fmod: case OpKind::Remainder: case OpKind::Atan2:
+        return 2;
+      default: break;
+    }
+  }
+  return 4;
 }
 
 // 16 bytes over the widest element that the vector loads and stores move.
@@ -41,13 +52,13 @@ int vector_width(const LoopNest& nest, const std::vector<char>& vector_load) {
 
 // The vector part of a flat nest: when every buffer's first element is aligned to its pack size,
 // each thread moves packs of V elements (16 bytes of the widest dtype) with single loads and
-// stores, kPacksInFlight packs per iteration (all loads first); the remaining elements (and every
+// stores, packs_in_flight packs per iteration (all loads first); the remaining elements (and every
 // element, when unaligned) take the scalar loop after.
 void emit_vector_part(const LoopNest& nest, std::string& out) {
   std::vector<char> is_load(nest.values.size(), 0);
   for (size_t id = 0; id < nest.values.size(); ++id) is_load[id] = nest.values[id].op == ValueOp::Load;
   const int v = vector_width(nest, is_load);
-  const std::string V = std::to_string(v), U = std::to_string(kPacksInFlight);
+  const std::string V = std::to_string(v), U = std::to_string(packs_in_flight(nest));
   auto base = [&](DType dtype, int data, int offset) {
     return std::string("((") + memory_type(dtype) + "*)" + field(data) + " + " + field(offset) + ")";
   };
@@ -100,34 +111,6 @@ void emit_vector_part(const LoopNest& nest, std::string& out) {
   out += "    }\n";
 }
 
-// How an index expression depends on one loop var: not at all, as `invariant + var` (Unit), or
-// otherwise.
-enum class VarUse : uint8_t { Invariant, Unit, Other };
-
-std::vector<VarUse> var_uses(const LoopNest& nest, int64_t var) {
-  std::vector<VarUse> use(nest.indices.size(), VarUse::Invariant);
-  auto of = [&](int id) { return id < 0 ? VarUse::Invariant : use[id]; };
-  for (size_t id = 0; id < nest.indices.size(); ++id) {  // arena order is topological
-    const IndexExpr& e = nest.indices[id];
-    const VarUse a = of(e.a), b = of(e.b), c = of(e.c);
-    switch (e.op) {
-      case IndexOp::Var: use[id] = e.value == var ? VarUse::Unit : VarUse::Invariant; break;
-      case IndexOp::Const: case IndexOp::Param: use[id] = VarUse::Invariant; break;
-      case IndexOp::Add:
-        use[id] = a == VarUse::Invariant ? b : b == VarUse::Invariant ? a : VarUse::Other;
-        break;
-      case IndexOp::Sub:
-        use[id] = b == VarUse::Invariant ? a : VarUse::Other;
-        break;
-      default:
-        use[id] = a == VarUse::Invariant && b == VarUse::Invariant && c == VarUse::Invariant ? VarUse::Invariant
-                                                                                             : VarUse::Other;
-        break;
-    }
-  }
-  return use;
-}
-
 // Statements that set vars[d] (d < rank) to the multi-index of flat position `flat` (an
 // expression of type vf_index) over sizes[d], the innermost size being sizes[rank - 1] and the
 // innermost index multiplied by `inner_scale`. With dividers (32-bit index math), divisions use
@@ -175,7 +158,7 @@ bool row_vector_ok(const LoopNest& nest, const std::vector<VarUse>& use) {
 // dim (the extent a multiple of V), with the outer index math done once per step (divisions by
 // multiply-high with 32-bit index math). Loads whose address is (invariant + innermost var) and
 // every store move whole packs when the step's addresses are aligned, element by element
-// otherwise; other loads read element by element. kPacksInFlight steps per iteration, their
+// otherwise; other loads read element by element. packs_in_flight steps per iteration, their
 // loads issued before any use. Extents that are not a multiple of V take the plain loop.
 void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, const std::vector<std::string>& sizes,
                      const std::vector<std::string>& vars, bool index32, const std::string& pre, std::string& out) {
@@ -186,7 +169,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, const
     vec_load[id] = e.op == ValueOp::Load && e.pred < 0 && use[e.index] == VarUse::Unit;
   }
   const int v = vector_width(nest, vec_load);
-  const std::string V = std::to_string(v), U = std::to_string(kPacksInFlight);
+  const std::string V = std::to_string(v), U = std::to_string(packs_in_flight(nest));
   std::vector<std::string> vsizes = sizes;
   vsizes[rank - 1] = pre + "sv";
   out += "    if (" + sizes[rank - 1] + " % " + V + " == 0) {\n";
@@ -469,14 +452,20 @@ void emit_nest(const LoopNest& nest, int n, bool index32, int block, std::string
 
 }  // namespace
 
+std::string pack_type(DType dtype, int v) {
+  return std::string("vf_pack<") + memory_type(dtype) + ", " + std::to_string(v) + ">";
+}
+
 // Vector schedules keep 4 blocks of 256 threads resident (up to 64 registers a thread; with
-// kPacksInFlight packs each, 64 KB in flight per multiprocessor); tiled ones as many as their
-// shared memory allows, up to 4. Kernels with a reduction nest or only plain loops set none.
+// 4 packs each, 64 KB in flight per multiprocessor); tiled ones as many as their
+// shared memory allows, up to 4; a reduction nest as many as its registers per thread allow
+// (AbiNest::registers). Kernels with only plain loops set none.
 int cuda_blocks_per_sm(const KernelIR& ir) {
   int blocks = 0;
   auto take = [&](int b) { blocks = blocks == 0 ? b : std::min(blocks, b); };
   for (const LoopNest& nest : ir.nests) {
-    if (nest.is_reduction()) return 2048 / ir.abi.block_size / 2;  // a row in registers: 64 per thread
+    if (nest.is_reduction())  // 64K registers per multiprocessor
+      return std::max(1, 65536 / (ir.abi.block_size * ir.abi.nests[&nest - ir.nests.data()].registers));
     if (const int p = transposed_dim(nest); p >= 0) {
       int64_t shared = 0;
       tile_size(nest, p, &shared);
@@ -502,7 +491,7 @@ std::string emit_cuda(const KernelIR& ir, const std::string& entry) {
          "(const VfArgs a) {\n";
   for (size_t n = 0; n < ir.nests.size(); ++n) {
     if (ir.nests[n].is_reduction())
-      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n].team, ir.abi.nests[n].per_thread, out);
+      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n], out);
     else
       emit_nest(ir.nests[n], static_cast<int>(n), ir.abi.index32, ir.abi.block_size, out);
   }

@@ -1,15 +1,14 @@
-// The CUDA schedule of a reduction nest (kernel_ir.h): a team of threads (a warp, or the whole
-// block for long rows, or one thread when many rows reduce outer dims) takes a row at a time, in a
-// grid-stride loop over rows. Each thread
-// accumulates a strided share of the reduced elements; the team combines the partial results with
-// warp shuffles (and shared memory across the block's warps), so that every thread of the team
-// holds the row's result, and the next phase or the stores use it. Row stores are made by the
-// team's first thread.
+// The CUDA schedule of a reduction nest (kernel_ir.h): a team of threads (a warp, a block of up to
+// 1024 threads, or one thread when many rows reduce outer dims; generate_kernel.cpp chooses) takes
+// a row at a time, in a grid-stride loop over rows. Each thread accumulates its share of the
+// reduced elements; the team combines the partial results with warp shuffles (and shared memory
+// across the block's warps), so that every thread of the team holds the row's result, and the
+// next phase or the stores use it. Row stores are made by the team's first thread.
 //
-// When a thread's share is at most `per_thread` elements, its loops over the row are unrolled
-// completely and the loads that several of them need are read from memory once and kept in
-// registers (cache<id>[it]): the row is read once however many phases the nest has, and every
-// load of the first loop is in flight at once.
+// A row of at most team * per_thread elements is held in registers (RowSchedule below): read
+// once however many phases the nest has, in 16-byte packs when the row is aligned, every load of
+// a loop in flight at once. An unaligned row takes the strided loop.
+#include <tuple>
 #include <unordered_map>
 
 #include "codegen/emit_source.h"
@@ -36,10 +35,197 @@ void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& i
   out += indent + "}\n";
 }
 
+
+// One row of a reduction nest under one schedule. With per_thread > 0, thread `lane` of the team
+// takes groups of v consecutive elements, group g starting at (g * team + lane) * v, and the loads
+// that several loops over the row need stay in registers (read once): as packs pk<id>[g] when
+// packed (v > 1 and the address is row-invariant + the innermost reduced var), else as
+// cache<id>[it] in the compute type. Packed loads and stores move v elements at once; the caller
+// emits this schedule only for rows whose first element is aligned to the pack. Iterations past
+// the row's end read group 0 again and neither combine nor store (`in`): the loops have no
+// branch, so every load of an unrolled loop can be in flight at once. With per_thread == 0, the
+// team's threads stride over the row.
+class RowSchedule {
+ public:
+  RowSchedule(const LoopNest& nest, ScopedEmitter& em, const std::vector<std::string>& vars, const std::string& prefix,
+              int team, int per_thread, int v_)
+      : nest_(nest), em_(em), vars_(vars), p_(prefix), team_(team), per_thread_(per_thread), v_(v_) {
+    const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
+    for (int phase = 0; phase < em.phases(); ++phase) needs_.push_back(em.needed_values(em.phase_operands(phase)));
+    std::vector<int> stored;
+    for (const StoreStmt& s : nest.stores)
+      if (!s.row) stored.push_back(s.value);
+    needs_.push_back(em.needed_values(stored));
+    packed_.assign(nest.values.size(), 0);
+    packed_store_.assign(nest.stores.size(), 0);
+    cached_.assign(nest.values.size(), 0);
+    if (per_thread_ == 0) return;
+    if (v_ > 1) {
+      const std::vector<VarUse> use = var_uses(nest, static_cast<int64_t>(rank + inner) - 1);
+      for (size_t id = 0; id < nest.values.size(); ++id) {
+        const ValueExpr& e = nest.values[id];
+        packed_[id] = e.op == ValueOp::Load && e.pred < 0 && use[e.index] == VarUse::Unit;
+      }
+      for (size_t k = 0; k < nest.stores.size(); ++k)
+        packed_store_[k] = !nest.stores[k].row && use[nest.stores[k].index] == VarUse::Unit;
+    }
+    for (size_t id = 0; id < nest.values.size(); ++id) {
+      int uses = 0;
+      for (const auto& need : needs_) uses += need[id];
+      cached_[id] = nest.values[id].op == ValueOp::Load && uses >= 2 && em.is_inner(static_cast<int>(id));
+    }
+  }
+
+  // The index roots and (dtype, param, index) of the packed loads and stores.
+  std::vector<int> packed_roots() const {
+    std::vector<int> roots;
+    for (const auto& a : packed_addresses()) roots.push_back(std::get<2>(a));
+    return roots;
+  }
+  std::vector<std::tuple<DType, int, int>> packed_addresses() const {
+    std::vector<std::tuple<DType, int, int>> at;
+    for (size_t id = 0; id < nest_.values.size(); ++id)
+      if (packed_[id]) at.emplace_back(nest_.values[id].dtype, nest_.values[id].param, nest_.values[id].index);
+    for (size_t k = 0; k < nest_.stores.size(); ++k)
+      if (packed_store_[k]) at.emplace_back(nest_.stores[k].dtype, nest_.stores[k].param, nest_.stores[k].index);
+    return at;
+  }
+
+  void emit(std::string& out, const std::string& indent) {
+    for (size_t id = 0; id < nest_.values.size(); ++id) {
+      if (!cached_[id]) continue;
+      const ValueExpr& e = nest_.values[id];
+      out += indent + (packed_[id] ? pack_type(e.dtype, v_) + " pk" + std::to_string(id) + "[" + std::to_string(groups()) + "]"
+                                   : std::string(compute_type(e.dtype)) + " cache" + std::to_string(id) + "[" +
+                                         std::to_string(per_thread_) + "]") +
+             ";\n";
+    }
+    for (size_t k = 0; k < nest_.stores.size(); ++k)
+      if (packed_store_[k])
+        store_override_[static_cast<int>(k)] = "ps" + std::to_string(k) + ".e[j] = " +
+                                               store_value(nest_, nest_.stores[k]) + ";";
+    ReductionRowHooks hooks;
+    hooks.inner_loop = [&](const std::function<void(const std::string&)>& body) { loop(body, indent, out); };
+    hooks.after_phase = [&](int phase) {
+      for (size_t k = 0; k < nest_.reductions.size(); ++k)
+        if (nest_.reductions[k].phase == phase)
+          emit_team_reduce(nest_.reductions[k], static_cast<int>(k), team_, indent, out);
+    };
+    hooks.row_guard = "if (lane == 0)";
+    if (per_thread_ > 0) hooks.element_guard = "in";
+    hooks.load_override = &override_;
+    hooks.store_override = &store_override_;
+    emit_reduction_row(nest_, em_, hooks, indent, out);
+  }
+
+ int vec() const { return v_; }
+
+ private:
+  int groups() const { return per_thread_ / v_; }
+
+  void unravel_inner(const std::string& from, const std::string& indent, std::string& out) const {
+    const size_t rank = nest_.extents.size(), inner = nest_.inner_extents.size();
+    if (inner == 0) return;
+    out += indent + "vf_index krest = " + from + ";\n";
+    emit_position_unravel(vars_, rank, rank + inner, p_ + "s", "krest", "const vf_index ", indent, out);
+  }
+
+  // Loop number loop_ over the row (the phases', then the stores') around body.
+  void loop(const std::function<void(const std::string&)>& body, const std::string& indent, std::string& out) {
+    const int l = loop_++;
+    const std::string T = std::to_string(team_), V = std::to_string(v_), i2 = indent + "  ", i4 = indent + "    ";
+    if (per_thread_ == 0) {
+      out += "#pragma unroll 4\n";
+      out += indent + "for (vf_i64 k = lane; k < inner; k += " + T + ") {\n";
+      unravel_inner("(vf_index)k", i2, out);
+      const auto saved = em_.save();
+      body(i2);
+      em_.restore(saved);
+      out += indent + "}\n";
+      return;
+    }
+    out += indent + "if (inner > 0) {\n";
+    out += "#pragma unroll\n";
+    out += indent + "for (int g = 0; g < " + std::to_string(groups()) + "; ++g) {\n";
+    out += i2 + "const vf_index kg = (vf_index)((g * " + T + " + lane) * " + V + ");\n";
+    out += i2 + "const bool in = kg < inner;\n";
+    out += i2 + "const vf_index kb = in ? kg : 0;\n";
+    std::vector<int> load_now, local, stores_now, roots;
+    for (size_t id = 0; id < nest_.values.size(); ++id) {
+      if (!packed_[id] || !needs_[l][id] || override_.count(static_cast<int>(id))) continue;
+      load_now.push_back(static_cast<int>(id));
+      roots.push_back(nest_.values[id].index);
+      const std::string name = "pk" + std::to_string(id);
+      if (!cached_[id]) {
+        local.push_back(static_cast<int>(id));
+        out += i2 + pack_type(nest_.values[id].dtype, v_) + " " + name + ";\n";
+      }
+      override_[static_cast<int>(id)] = from_memory(nest_.values[id].dtype, name + (cached_[id] ? "[g]" : "") + ".e[j]");
+    }
+    for (size_t k = 0; l == em_.phases() && k < nest_.stores.size(); ++k) {
+      if (!packed_store_[k]) continue;
+      stores_now.push_back(static_cast<int>(k));
+      roots.push_back(nest_.stores[k].index);
+      out += i2 + pack_type(nest_.stores[k].dtype, v_) + " ps" + std::to_string(k) + ";\n";
+      out += i2 + "vf_index ks" + std::to_string(k) + ";\n";
+    }
+    if (!roots.empty()) {
+      out += i2 + "{\n";
+      unravel_inner("kb", i4, out);
+      emit_index_defs(nest_, roots, vars_, "vf_index", i4, out);
+      for (int id : load_now) {
+        const ValueExpr& e = nest_.values[id];
+        out += i4 + "pk" + std::to_string(id) + (cached_[id] ? "[g]" : "") + " = *(const " + pack_type(e.dtype, v_) +
+               "*)((const " + memory_type(e.dtype) + "*)a.f" + std::to_string(e.param) + " + " +
+               index_ref(nest_, e.index, vars_) + ");\n";
+      }
+      for (int k : stores_now) out += i4 + "ks" + std::to_string(k) + " = " + index_ref(nest_, nest_.stores[k].index, vars_) + ";\n";
+      out += i2 + "}\n";
+    }
+    out += "#pragma unroll\n";
+    out += i2 + "for (int j = 0; j < " + V + "; ++j) {\n";
+    out += i4 + "const int it = g * " + V + " + j;\n";
+    out += i4 + "(void)it;\n";
+    unravel_inner("kb + j", i4, out);
+    const auto saved = em_.save();
+    body(i4);
+    std::vector<int> read_now;
+    for (size_t id = 0; id < nest_.values.size(); ++id) {
+      if (!cached_[id] || packed_[id] || !em_.is_defined(static_cast<int>(id)) || override_.count(static_cast<int>(id)))
+        continue;
+      out += i4 + "cache" + std::to_string(id) + "[it] = v" + std::to_string(id) + ";\n";
+      read_now.push_back(static_cast<int>(id));
+    }
+    em_.restore(saved);
+    for (int id : read_now) override_[id] = "cache" + std::to_string(id) + "[it]";
+    for (int id : local) override_.erase(id);
+    out += i2 + "}\n";
+    for (int k : stores_now) {
+      const StoreStmt& s = nest_.stores[k];
+      out += i2 + "if (in) *(" + pack_type(s.dtype, v_) + "*)((" + memory_type(s.dtype) + "*)a.f" + std::to_string(s.param) +
+             " + ks" + std::to_string(k) + ") = ps" + std::to_string(k) + ";\n";
+    }
+    out += indent + "}\n";
+    out += indent + "}\n";
+  }
+
+  const LoopNest& nest_;
+  ScopedEmitter& em_;
+  const std::vector<std::string>& vars_;
+  std::string p_;
+  int team_, per_thread_;
+  std::vector<std::vector<char>> needs_;  // per loop over the row: the values it needs
+  std::vector<char> packed_, packed_store_, cached_;
+  std::unordered_map<int, std::string> override_, store_override_;
+  int loop_ = 0;
+  int v_;
+};
+
 }  // namespace
 
-void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, int per_thread, std::string& out) {
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, std::string& out) {
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
+  const int team = abi.team;
   const std::string p = "n" + std::to_string(n) + "_", T = std::to_string(team);
   std::vector<std::string> vars;
   out += "  {\n";
@@ -61,68 +247,29 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, int per_thr
   emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "      ", out);
   out += "      (void)rest;\n";
   ScopedEmitter em(nest, vars, "vf_index");
-  // Loads that more than one loop over the row needs are cached in registers.
-  std::vector<std::vector<int>> loop_roots;
-  for (int phase = 0; phase < em.phases(); ++phase) loop_roots.push_back(em.phase_operands(phase));
-  loop_roots.emplace_back();
-  for (const StoreStmt& s : nest.stores)
-    if (!s.row) loop_roots.back().push_back(s.value);
-  std::vector<int> uses(nest.values.size(), 0);
-  for (const auto& roots : loop_roots) {
-    const std::vector<char> need = em.needed_values(roots);
-    for (size_t id = 0; id < need.size(); ++id) uses[id] += need[id];
-  }
-  std::vector<int> cached;
-  std::unordered_map<int, std::string> from_cache;  // the cached loads already read
-  if (per_thread > 0) {
-    for (size_t id = 0; id < nest.values.size(); ++id) {
-      const ValueExpr& e = nest.values[id];
-      if (e.op != ValueOp::Load || uses[id] < 2 || !em.is_inner(static_cast<int>(id))) continue;
-      cached.push_back(static_cast<int>(id));
-      out += std::string("      ") + compute_type(e.dtype) + " cache" + std::to_string(id) + "[" +
-             std::to_string(per_thread) + "];\n";
-    }
-  }
-  // The team's strided loop over the reduced elements, around `body`.
-  auto inner_loop = [&](const std::function<void(const std::string&)>& body) {
-    if (per_thread > 0) out += "      if (inner > 0)\n";
-    if (per_thread > 0) {
-      // Branch-free iterations: one past the row reads element 0 again and is not combined or
-      // stored (`in`), so that the compiler can issue every load of the unrolled loop at once.
-      out += "#pragma unroll\n";
-      out += "      for (int it = 0; it < " + std::to_string(per_thread) + "; ++it) {\n";
-      out += "        const bool in = lane + it * " + T + " < inner;\n";
-      out += "        const vf_index k = in ? (vf_index)(lane + it * " + T + ") : 0;\n";
-    } else {
-      out += "#pragma unroll 4\n";
-      out += "      for (vf_i64 k = lane; k < inner; k += " + T + ") {\n";
-    }
-    if (inner > 0) {
-      out += "        vf_index krest = (vf_index)k;\n";
-      emit_position_unravel(vars, rank, rank + inner, p + "s", "krest", "const vf_index ", "        ", out);
-    }
-    const auto saved = em.save();
-    body("        ");
-    std::vector<int> read_now;
-    for (int id : cached) {
-      if (!em.is_defined(id) || from_cache.count(id)) continue;
-      out += "        cache" + std::to_string(id) + "[it] = v" + std::to_string(id) + ";\n";
-      read_now.push_back(id);
-    }
-    em.restore(saved);
-    for (int id : read_now) from_cache[id] = "cache" + std::to_string(id) + "[it]";
+  RowSchedule rs(nest, em, vars, p, team, abi.per_thread, abi.per_thread > 0 ? abi.vec : 1);
+  if (!rs.packed_roots().empty()) {
+    // Every group of a row is aligned when the row's first element is (v divides the row).
+    out += "      bool row_aligned = true;\n";
+    out += "      {\n";
+    out += "        vf_index krest = 0;\n";
+    emit_position_unravel(vars, rank, rank + inner, p + "s", "krest", "const vf_index ", "        ", out);
+    emit_index_defs(nest, rs.packed_roots(), vars, "vf_index", "        ", out);
+    for (const auto& [dtype, param, index] : rs.packed_addresses())
+      out += "        row_aligned = row_aligned && vf_aligned((const " + std::string(memory_type(dtype)) + "*)a.f" +
+             std::to_string(param) + " + " + index_ref(nest, index, vars) + ", " + std::to_string(rs.vec() * dtype_size(dtype)) +
+             ");\n";
     out += "      }\n";
-  };
-  ReductionRowHooks hooks;
-  hooks.inner_loop = inner_loop;
-  hooks.after_phase = [&](int phase) {
-    for (size_t k = 0; k < nest.reductions.size(); ++k)
-      if (nest.reductions[k].phase == phase) emit_team_reduce(nest.reductions[k], static_cast<int>(k), team, "      ", out);
-  };
-  hooks.row_guard = "if (lane == 0)";
-  if (per_thread > 0) hooks.element_guard = "in";
-  hooks.load_override = &from_cache;
-  emit_reduction_row(nest, em, hooks, "      ", out);
+    out += "      if (row_aligned) {\n";
+    const auto saved = em.save();
+    rs.emit(out, "        ");
+    em.restore(saved);
+    out += "      } else {\n";
+    RowSchedule(nest, em, vars, p, team, 0, 1).emit(out, "        ");
+    out += "      }\n";
+  } else {
+    rs.emit(out, "      ");
+  }
   out += "    }\n  }\n";
 }
 

@@ -192,6 +192,14 @@ std::string store_value(DType dtype, const std::string& v) {
   }
 }
 
+std::string store_value(const LoopNest& nest, const StoreStmt& s) {
+  // A cast of a float to the stored half type rounds as the store does: store the float.
+  const ValueExpr& e = nest.values[s.value];
+  const bool same_rounding = e.op == ValueOp::Cast && e.dtype == s.dtype && is_half(s.dtype) &&
+                             std::string_view(compute_type(e.operand_dtype)) == "float";
+  return store_value(s.dtype, "v" + std::to_string(same_rounding ? e.args[0] : s.value));
+}
+
 const char* compute_type(DType dtype) {
   switch (dtype) {
     case DType::Bool: return "bool";
@@ -362,12 +370,12 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
   for (size_t k = 0; k < nest.stores.size(); ++k) {
     const StoreStmt& s = nest.stores[k];
     if (flat == kVectorLane) {
-      out += indent + "s" + std::to_string(k) + ".e[lane] = " + store_value(s.dtype, "v" + std::to_string(s.value)) + ";\n";
+      out += indent + "s" + std::to_string(k) + ".e[lane] = " + store_value(nest, s) + ";\n";
       continue;
     }
     out += indent + "((" + memory_type(s.dtype) + "*)" + field_name(s.param) + ")[" +
            (flat.empty() ? ix(s.index) : flat_index(s.flat_offset)) + "] = " +
-           store_value(s.dtype, "v" + std::to_string(s.value)) + ";\n";
+           store_value(nest, s) + ";\n";
   }
 }
 
@@ -444,7 +452,7 @@ std::string ScopedEmitter::index(int id) const { return index_expr(nest_, id, va
 
 std::string ScopedEmitter::store(const StoreStmt& s) const {
   return "((" + std::string(memory_type(s.dtype)) + "*)" + field_name(s.param) + ")[" + index(s.index) +
-         "] = " + store_value(s.dtype, "v" + std::to_string(s.value)) + ";\n";
+         "] = " + store_value(nest_, s) + ";\n";
 }
 
 std::vector<int> ScopedEmitter::phase_operands(int phase) const {
@@ -477,19 +485,23 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
     if (hooks.after_phase) hooks.after_phase(phase);
   }
   for (const bool row : {false, true}) {
+    auto overridden = [&](size_t k) { return hooks.store_override && hooks.store_override->count(static_cast<int>(k)); };
     std::vector<int> values, indices;
-    for (const StoreStmt& s : nest.stores) {
+    for (size_t k = 0; k < nest.stores.size(); ++k) {
+      const StoreStmt& s = nest.stores[k];
       if (s.row != row) continue;
       values.push_back(s.value);
-      indices.push_back(s.index);
+      if (!overridden(k)) indices.push_back(s.index);
     }
     if (values.empty()) continue;
     em.define(values, indices, true, indent, out);
     auto stores = [&](const std::string& in) {
       em.define(values, indices, false, in, out, hooks.load_override);
       const std::string guard = row || hooks.element_guard.empty() ? "" : "if (" + hooks.element_guard + ") ";
-      for (const StoreStmt& s : nest.stores)
-        if (s.row == row) out += in + guard + em.store(s);
+      for (size_t k = 0; k < nest.stores.size(); ++k) {
+        if (nest.stores[k].row != row) continue;
+        out += in + (overridden(k) ? hooks.store_override->at(static_cast<int>(k)) + "\n" : guard + em.store(nest.stores[k]));
+      }
     };
     if (!row) {
       hooks.inner_loop(stores);

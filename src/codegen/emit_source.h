@@ -36,9 +36,14 @@ void emit_index_defs(const LoopNest& nest, const std::vector<int>& roots, const 
                      const char* index_type, const std::string& indent, std::string& out);
 std::string index_ref(const LoopNest& nest, int id, const std::vector<std::string>& vars);
 
+// `vf_pack<memory type, v>`: v elements moved by one load or store (CUDA).
+std::string pack_type(DType dtype, int v);
+
 // The conversion of an element read from memory to its compute type, and back for a store.
 std::string from_memory(DType dtype, const std::string& elem);
 std::string store_value(DType dtype, const std::string& value);
+// The stored form of a store's value (a cast to the stored half type is rounded once).
+std::string store_value(const LoopNest& nest, const StoreStmt& s);
 
 // Passed as `flat` to emit_nest_body: loads read lane `lane` of pack p<value id>, stores write
 // lane `lane` of pack s<store index> (the CUDA vector path declares both).
@@ -91,6 +96,8 @@ struct ReductionRowHooks {
   // ("" when every iteration is).
   std::string element_guard;
   const std::unordered_map<int, std::string>* load_override = nullptr;  // for loads in the loops
+  // Maps a full-shape store (its index in nest.stores) to the statement that replaces it, unguarded.
+  const std::unordered_map<int, std::string>* store_override = nullptr;
 };
 
 // The code for one row of a reduction nest, at `indent` inside the row loop: per phase, the
@@ -103,9 +110,8 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
 std::string reduce_identity(const ReduceStmt& r);
 std::string reduce_combine(const ReduceStmt& r, const std::string& acc, const std::string& x);
 
-// A reduction nest for CUDA (emit_cuda_reduction.cpp); `team` threads take one row, and each
-// keeps up to `per_thread` of the row's elements in registers (0: loops over the row instead).
-void emit_cuda_reduction_nest(const LoopNest& nest, int n, int team, int per_thread, std::string& out);
+// A reduction nest for CUDA (emit_cuda_reduction.cpp) with the schedule in `abi` (team, per_thread, vec).
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, std::string& out);
 
 std::string emit_cpp(const KernelIR& ir, const std::string& entry);
 std::string emit_cuda(const KernelIR& ir, const std::string& entry);

@@ -2,6 +2,7 @@
 #include "codegen/generate_kernel.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "base/error.h"
@@ -58,15 +59,62 @@ Layout compose_view(const AbiView& v, const Layout& input) {
   return l;
 }
 
+// The CUDA schedule of a reduction nest (emit_cuda_reduction.cpp).
+//
+// Reducing outer dims of many rows: a thread per row, so that a warp's loads are neighbours along
+// the innermost (row) dim, the row in registers when it has at most 16 elements (64 registers of
+// loads).
+//
+// Otherwise a team of threads takes a row, each thread v consecutive elements at a time (v fills
+// 16 bytes of the widest dtype that moves along the innermost reduced dim, and divides that dim),
+// about four groups of v per thread: a warp for short rows, up to a block of 1024 threads. A row
+// of at most 8 groups per thread whose loads fit 64 registers stays in registers (read
+// once, every load in flight at once; the group count is rounded up to a power of two, so that one
+// kernel serves a range of row lengths); a longer one is looped over by a block of 512 threads.
+void choose_reduction_schedule(const LoopNest& nest, AbiNest& n) {
+  if (!n.inner_reduced && n.rows >= 32 * 1024) {
+    n.team = 1;
+    int64_t loads = 0;
+    for (const ValueExpr& e : nest.values) loads += e.op == ValueOp::Load;
+    if (n.inner > 0 && n.inner <= 16 && loads * n.inner <= 64)
+      n.per_thread = static_cast<int32_t>(std::bit_ceil(static_cast<uint64_t>(n.inner)));
+    return;
+  }
+  const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
+  const std::vector<VarUse> use = var_uses(nest, static_cast<int64_t>(rank + inner) - 1);
+  int64_t widest = 0;
+  for (const ValueExpr& e : nest.values)
+    if (e.op == ValueOp::Load && e.pred < 0 && use[e.index] == VarUse::Unit) widest = std::max(widest, dtype_size(e.dtype));
+  for (const StoreStmt& s : nest.stores)
+    if (!s.row && use[s.index] == VarUse::Unit) widest = std::max(widest, dtype_size(s.dtype));
+  // One reduced dim: every group of an aligned row is then aligned too.
+  int vec = widest > 0 && inner == 1 ? static_cast<int>(16 / widest) : 1;
+  while (vec > 1 && n.inner_last % vec != 0) vec /= 2;
+  constexpr int kGroupsPerThread = 4, kMaxGroups = 8, kMaxTeam = 1024, kRegisters = 64;
+  int team = 32;
+  while (team < kMaxTeam && int64_t{team} * vec * kGroupsPerThread < n.inner) team *= 2;
+  int64_t groups = 1;
+  while (groups * team * vec < n.inner) groups *= 2;
+  int64_t registers = 0;  // 32-bit registers the row's loads take, were they all kept
+  for (const ValueExpr& e : nest.values)
+    if (e.op == ValueOp::Load && nest.index_uses_vars_from(e.index, static_cast<int64_t>(rank)))
+      registers += groups * vec * (use[e.index] == VarUse::Unit && e.pred < 0 ? dtype_size(e.dtype) : 4) / 4;
+  if (n.inner > 0 && groups <= kMaxGroups && registers <= kRegisters) {
+    n.team = team;
+    n.vec = vec;
+    n.per_thread = static_cast<int32_t>(groups * vec);
+    n.registers = registers <= 48 ? 64 : 96;  // the row, its addresses and the math around it
+  } else {
+    n.team = 512;
+  }
+}
+
 }  // namespace
 
 GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
   KernelIR ir = lower_kernel(spec);
   const bool index32 = target == Target::Cuda && index32_ok(spec, ir.abi);
   finalize_abi(ir.abi, index32);
-  // CUDA: a warp per row when rows are short, else a block of 512 threads per row, or a thread per
-  // row for reductions over outer dims (CPU: one thread per row). A row of up to 16 elements per thread stays in registers (the count rounded up to a
-  // power of two, so that one kernel serves a range of row lengths); a longer one is looped over.
   for (size_t k = 0; k < ir.abi.nests.size(); ++k) {
     AbiNest& n = ir.abi.nests[k];
     if (n.output >= 0) continue;
@@ -74,19 +122,8 @@ GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
       n.team = 1;
       continue;
     }
-    constexpr int kWideTeam = 512;
-    n.team = n.inner <= 256 ? 32 : kWideTeam;
-    // Reducing outer dims of many rows: a thread per row, so that a warp's loads are neighbours
-    // along the innermost (row) dim.
-    if (!n.inner_reduced && n.rows >= 32 * 1024) n.team = 1;
-    if (n.team == kWideTeam) ir.abi.block_size = kWideTeam;
-    if (n.inner > 0) {
-      int per_thread = 1;
-      while (static_cast<int64_t>(per_thread) * n.team < n.inner) per_thread *= 2;
-      int loads = 0;
-      for (const ValueExpr& e : ir.nests[k].values) loads += e.op == ValueOp::Load;
-      n.per_thread = per_thread <= 16 && per_thread * loads <= 64 ? per_thread : 0;
-    }
+    choose_reduction_schedule(ir.nests[k], n);
+    if (n.team > 32) ir.abi.block_size = n.team;
   }
   if (target == Target::Cuda) ir.abi.blocks_per_sm = cuda_blocks_per_sm(ir);
   GeneratedKernel k;

@@ -160,6 +160,30 @@ int64_t abi_field_size(AbiFieldType type) {
   return 8;
 }
 
+std::vector<VarUse> var_uses(const LoopNest& nest, int64_t var) {
+  std::vector<VarUse> use(nest.indices.size(), VarUse::Invariant);
+  auto of = [&](int id) { return id < 0 ? VarUse::Invariant : use[id]; };
+  for (size_t id = 0; id < nest.indices.size(); ++id) {  // arena order is topological
+    const IndexExpr& e = nest.indices[id];
+    const VarUse a = of(e.a), b = of(e.b), c = of(e.c);
+    switch (e.op) {
+      case IndexOp::Var: use[id] = e.value == var ? VarUse::Unit : VarUse::Invariant; break;
+      case IndexOp::Const: case IndexOp::Param: use[id] = VarUse::Invariant; break;
+      case IndexOp::Add:
+        use[id] = a == VarUse::Invariant ? b : b == VarUse::Invariant ? a : VarUse::Other;
+        break;
+      case IndexOp::Sub:
+        use[id] = b == VarUse::Invariant ? a : VarUse::Other;
+        break;
+      default:
+        use[id] = a == VarUse::Invariant && b == VarUse::Invariant && c == VarUse::Invariant ? VarUse::Invariant
+                                                                                             : VarUse::Other;
+        break;
+    }
+  }
+  return use;
+}
+
 void finalize_abi(KernelAbi& abi, bool index32) {
   abi.index32 = index32;
   for (AbiField& f : abi.fields) {

@@ -122,6 +122,12 @@ struct LoopNest {
   std::unordered_map<ValueExpr, int, Hash> value_ids_;
 };
 
+// How an index expression of a nest depends on one loop var: not at all, as `invariant + var`
+// (Unit: one step of the var moves the address by one element), or otherwise. One entry per
+// index node of `nest`.
+enum class VarUse : uint8_t { Invariant, Unit, Other };
+std::vector<VarUse> var_uses(const LoopNest& nest, int64_t var);
+
 struct KernelIR {
   KernelAbi abi;  // fields are the parameters (ids index abi.fields); offsets set by finalize
   std::vector<LoopNest> nests;

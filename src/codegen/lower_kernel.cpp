@@ -438,6 +438,7 @@ void Lowering::lower_reduction_nest(const Node& first) {
   AbiNest abi_nest;
   abi_nest.rows = shape_numel(rows);
   abi_nest.inner = shape_numel(inner_sizes_);
+  abi_nest.inner_last = inner_sizes_.empty() ? 1 : inner_sizes_.back();
   abi_nest.inner_reduced = full.empty() || (!dims.empty() && dims.back() == static_cast<int64_t>(full.size()) - 1);
   ir_.abi.nests.push_back(abi_nest);
   for (size_t o = 0; o < fusion_.outputs().size(); ++o) {

@@ -35,7 +35,7 @@ Tolerance reduction_tolerance(DType dtype, int64_t n) {
 }
 
 // An input of `shape` with a chosen kind of layout, filled from `seed`.
-enum class InputLayout { Contiguous, Transposed, Expanded, Offset };
+enum class InputLayout { Contiguous, Transposed, Expanded, Offset, Misaligned };
 
 HostTensor make_input(DType dtype, const Shape& shape, InputLayout kind, uint64_t seed) {
   const int64_t rank = static_cast<int64_t>(shape.size());
@@ -57,6 +57,12 @@ HostTensor make_input(DType dtype, const Shape& shape, InputLayout kind, uint64_
     l.strides.back() = 0;
     return HostTensor::view_of(dtype, l, base.storage());
   }
+  if (kind == InputLayout::Misaligned) {  // one element in: no row starts on a 16-byte boundary
+    HostTensor base = random_tensor(dtype, {shape_numel(shape) + 1}, seed);
+    Layout l = Layout::contiguous(shape);
+    l.offset = 1;
+    return HostTensor::view_of(dtype, l, base.storage());
+  }
   Shape bigger = shape;  // Offset: rows 1.. of a tensor one row taller
   bigger.front() += 1;
   HostTensor base = random_tensor(dtype, bigger, seed);
@@ -75,6 +81,9 @@ class ReductionKernels : public ::testing::TestWithParam<Device> {
       backend_ = std::make_shared<CpuBackend>(CpuBackendOptions{});
     }
   }
+
+  // The fused patterns of REFERENCE.md over rows of shape s: each one kernel.
+  void check_fused_normalizations(const Shape& s);
 
   // Runs `f` on `inputs` and compares every output with the reference; returns the plan used.
   Plan check(std::shared_ptr<Fusion> f, const std::vector<HostArg>& inputs, int64_t terms) {
@@ -123,9 +132,12 @@ std::shared_ptr<Fusion> one_reduction(OpKind op, DType dtype, const Shape& shape
   return f;
 }
 
-// Row lengths 1, odd, prime, 2^k - 1, 2^k + 1, long, and empty; 1 and 3 rows, and no rows.
-const std::vector<Shape> kRowShapes = {{3, 1}, {3, 7}, {1, 13}, {3, 31}, {3, 33}, {2, 1023}, {2, 1025},
-                                       {2, 4099}, {3, 0}, {0, 5}};
+// Row lengths 1, odd, prime, 2^k - 1, 2^k + 1, long, and empty; 1 and 3 rows, and no rows. Lengths
+// that 8 divides take CUDA's 16-byte packs: one group per thread, groups past the row's end, and
+// long rows (kept in registers by teams of 64 to 1024 threads).
+const std::vector<Shape> kRowShapes = {{3, 1},    {3, 7},    {1, 13},   {3, 31},   {3, 33}, {2, 1023},
+                                       {2, 1025}, {2, 4099}, {3, 0},    {0, 5},    {3, 8},  {5, 264},
+                                       {2, 4096}, {3, 4104}, {2, 16384}};
 
 TEST_P(ReductionKernels, EveryOpAndDtype_InnermostDim_MatchesReference) {
   const std::vector<std::pair<OpKind, std::vector<DType>>> cases = {
@@ -171,11 +183,12 @@ TEST_P(ReductionKernels, ReducedDimsSets_OuterMiddleSeveralAllNone) {
   }
 }
 
-TEST_P(ReductionKernels, InputLayouts_TransposedExpandedOffset) {
+TEST_P(ReductionKernels, InputLayouts_TransposedExpandedOffsetMisaligned) {
   uint64_t seed = 200;
-  for (InputLayout kind : {InputLayout::Transposed, InputLayout::Expanded, InputLayout::Offset}) {
+  for (InputLayout kind :
+       {InputLayout::Transposed, InputLayout::Expanded, InputLayout::Offset, InputLayout::Misaligned}) {
     for (const auto& [shape, dims] : std::vector<std::pair<Shape, std::vector<int64_t>>>{
-             {{5, 33}, {1}}, {{5, 33}, {0}}, {{4, 6, 7}, {0, 2}}}) {
+             {{5, 33}, {1}}, {{5, 33}, {0}}, {{4, 6, 7}, {0, 2}}, {{5, 64}, {1}}, {{3, 8, 16}, {1, 2}}}) {
       SCOPED_TRACE("layout " + std::to_string(static_cast<int>(kind)) + shape_to_string(shape));
       for (OpKind op : {OpKind::Sum, OpKind::VarMean}) {
         check(one_reduction(op, DType::BFloat16, shape, dims), {make_input(DType::BFloat16, shape, kind, seed++)},
@@ -187,7 +200,11 @@ TEST_P(ReductionKernels, InputLayouts_TransposedExpandedOffset) {
 
 // The fused patterns of REFERENCE.md: each one kernel, with prologue and epilogue inside.
 TEST_P(ReductionKernels, FusedNormalizations_OneKernelMatchReference) {
-  const Shape s{6, 257};
+  for (const Shape& s : {Shape{6, 257}, Shape{6, 256}})  // odd rows; rows of 16-byte packs on CUDA
+    check_fused_normalizations(s);
+}
+
+void ReductionKernels::check_fused_normalizations(const Shape& s) {
   const std::vector<int64_t> last{1};
   auto bcast = [&](Fusion& f, Value* row) { return f.add(OpKind::BroadcastInDim, {row}, BroadcastAttrs{s, {0}}); };
   auto c = [](Fusion& f, double v) { return f.add_constant(Scalar::from_float(v)); };

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Profiles the kernels of bench/gpu_bench.py's memory-bound cases with Nsight Compute, for a
+# machine with an NVIDIA GPU and ncu: writes each case's full-size trace, runs it once under ncu
+# (`viewfuse run`, the clocks left alone) and prints the throughput, occupancy and stall sections.
+#   tools/gpu_profile.sh BUILD_DIR OUT_DIR [CASE...]     (default: every memory-bound case)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${1:?build dir}; OUT_DIR=${2:?output dir}; shift 2
+mkdir -p "$OUT_DIR"
+python3 - "$OUT_DIR" "$@" <<'PY'
+import sys
+sys.path.insert(0, "bench")
+import gpu_cases
+out, wanted = sys.argv[1], set(sys.argv[2:])
+for case in gpu_cases.all_cases(False):
+    if case.group == "memory" and case.trace and (not wanted or case.name in wanted):
+        open(f"{out}/{case.name}.py", "w").write(case.trace)
+PY
+for trace in "$OUT_DIR"/*.py; do
+  name=$(basename "$trace" .py)
+  echo "== $name"
+  ncu --clock-control none --kernel-name regex:vf_ --launch-count 3 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+      --section WarpStateStats --section SchedulerStats \
+      "$BUILD_DIR/viewfuse" run "$trace" --device cuda >"$OUT_DIR/$name.ncu.txt" 2>&1
+  grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Block Size|Grid Size|Stall|Issued Warp|Theoretical Occ" \
+    "$OUT_DIR/$name.ncu.txt" | head -n 40
+done
