@@ -297,28 +297,45 @@ std::vector<int> tiled_loads(const LoopNest& nest, int p) {
   return tiled;
 }
 
-// The tile side: 64 unless the tiles would pass 40 KB of shared memory (then 32 or 16).
-int tile_size(const LoopNest& nest, int p, int64_t* shared_bytes = nullptr) {
-  int64_t bytes = 0;  // per element of the tile, over all tiled loads
+// Bytes of shared memory per tile element: one per tiled load.
+int64_t tile_element_bytes(const LoopNest& nest, int p) {
+  int64_t bytes = 0;
   for (int id : tiled_loads(nest, p)) bytes += dtype_size(nest.values[id].dtype);
-  int t = 64;
-  while (t > 16 && bytes * t * (t + 1) > 40 * 1024) t /= 2;
-  if (shared_bytes) *shared_bytes = bytes * t * (t + 1);
-  return t;
+  return bytes;
+}
+
+int64_t tile_bytes(int64_t element_bytes, int t) { return element_bytes * t * (t + 1); }
+
+// The tile side of each nest of a kernel (0: not tiled). The nests with a transposed dim share
+// 40 KB of static shared memory (a kernel can declare at most 48 KB) equally, each taking the
+// largest side of 64, 32 or 16 that fits its share; one whose 16-wide tiles do not fit is not tiled.
+std::vector<int> tile_sides(const KernelIR& ir) {
+  std::vector<int> sides(ir.nests.size(), 0);
+  int64_t tiled = 0;
+  for (const LoopNest& nest : ir.nests) tiled += !nest.is_reduction() && transposed_dim(nest) >= 0;
+  if (tiled == 0) return sides;
+  const int64_t share = 40 * 1024 / tiled;
+  for (size_t n = 0; n < ir.nests.size(); ++n) {
+    const int p = ir.nests[n].is_reduction() ? -1 : transposed_dim(ir.nests[n]);
+    if (p < 0) continue;
+    const int64_t bytes = tile_element_bytes(ir.nests[n], p);
+    for (int t = 64; t >= 16 && sides[n] == 0; t /= 2)
+      if (tile_bytes(bytes, t) <= share) sides[n] = t;
+  }
+  return sides;
 }
 
 // A tiled schedule for a transpose-like nest: each block takes T x T tiles of (dim p, innermost
-// dim) for fixed other dims (tile_size). The loads that walk dim p with unit stride are first read
+// dim) for fixed other dims (T from tile_sides). The loads that walk dim p with unit stride are first read
 // into shared memory with threads along p (coalesced, T / (threads / T) loads per thread in
 // flight), then the body runs with threads along the innermost dim (coalesced stores), reading
 // those loads from the tile and its other loads from registers filled before the barrier. With
 // 32-bit index math, the tile number is unravelled by multiply-high division.
-void emit_tiled_nest(const LoopNest& nest, int n, int p, bool index32, int block, std::string& out) {
+void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, int block, std::string& out) {
   const size_t rank = nest.extents.size();
   const std::string pre = "n" + std::to_string(n) + "_";
   auto size = [&](size_t d) { return pre + "s" + std::to_string(d); };
   std::vector<int> tiled = tiled_loads(nest, p);
-  const int t = tile_size(nest, p);
   const std::string T = std::to_string(t);
   std::vector<std::string> vars;
   out += "  {\n";
@@ -411,9 +428,9 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, bool index32, int block
   out += "    }\n  }\n";
 }
 
-void emit_nest(const LoopNest& nest, int n, bool index32, int block, std::string& out) {
-  if (const int p = transposed_dim(nest); p >= 0) {
-    emit_tiled_nest(nest, n, p, index32, block, out);
+void emit_nest(const LoopNest& nest, int n, int tile, bool index32, int block, std::string& out) {
+  if (tile > 0) {
+    emit_tiled_nest(nest, n, transposed_dim(nest), tile, index32, block, out);
     return;
   }
   const size_t rank = nest.extents.size();
@@ -463,20 +480,22 @@ std::string pack_type(DType dtype, int v) {
 int cuda_blocks_per_sm(const KernelIR& ir) {
   int blocks = 0;
   auto take = [&](int b) { blocks = blocks == 0 ? b : std::min(blocks, b); };
-  for (const LoopNest& nest : ir.nests) {
+  const std::vector<int> sides = tile_sides(ir);
+  int64_t shared = 0;
+  for (size_t n = 0; n < ir.nests.size(); ++n) {
+    const LoopNest& nest = ir.nests[n];
     if (nest.is_reduction())  // 64K registers per multiprocessor
-      return std::max(1, 65536 / (ir.abi.block_size * ir.abi.nests[&nest - ir.nests.data()].registers));
-    if (const int p = transposed_dim(nest); p >= 0) {
-      int64_t shared = 0;
-      tile_size(nest, p, &shared);
-      // 228 KB of shared memory per multiprocessor on sm_90, 1 KB of it reserved per block.
-      take(static_cast<int>(std::clamp<int64_t>(228 * 1024 / (shared + 1024), 1, 4)));
+      return std::max(1, 65536 / (ir.abi.block_size * ir.abi.nests[n].registers));
+    if (sides[n] > 0) {
+      shared += tile_bytes(tile_element_bytes(nest, transposed_dim(nest)), sides[n]);
     } else if ((nest.flat && !nest.stores.empty()) ||
                (!nest.flat && !nest.extents.empty() &&
                 row_vector_ok(nest, var_uses(nest, static_cast<int64_t>(nest.extents.size()) - 1)))) {
       take(4);
     }
   }
+  // 228 KB of shared memory per multiprocessor on sm_90, 1 KB of it reserved per block.
+  if (shared > 0) take(static_cast<int>(std::clamp<int64_t>(228 * 1024 / (shared + 1024), 1, 4)));
   return blocks;
 }
 
@@ -489,11 +508,12 @@ std::string emit_cuda(const KernelIR& ir, const std::string& entry) {
   const std::string min_blocks = ir.abi.blocks_per_sm > 0 ? ", " + std::to_string(ir.abi.blocks_per_sm) : "";
   out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(ir.abi.block_size) + min_blocks + ") " + entry +
          "(const VfArgs a) {\n";
+  const std::vector<int> sides = tile_sides(ir);
   for (size_t n = 0; n < ir.nests.size(); ++n) {
     if (ir.nests[n].is_reduction())
       emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n], out);
     else
-      emit_nest(ir.nests[n], static_cast<int>(n), ir.abi.index32, ir.abi.block_size, out);
+      emit_nest(ir.nests[n], static_cast<int>(n), sides[n], ir.abi.index32, ir.abi.block_size, out);
   }
   out += "}\n";
   return out;

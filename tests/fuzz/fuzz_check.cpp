@@ -7,10 +7,12 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "codegen/generate_kernel.h"
 #include "reference/compare.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/cuda_backend.h"
 #include "runtime/executor.h"
+#include "runtime/nvrtc_compiler.h"
 
 namespace vf::fuzz {
 
@@ -29,7 +31,11 @@ FuzzTarget fuzz_target_from_env() {
   if (device && std::strcmp(device, "cuda") == 0) return {std::make_shared<CudaBackend>(0), Device::Cuda};
   CpuBackendOptions options;
   options.inline_extent = 64;
-  return {std::make_shared<CpuBackend>(options), Device::Cpu};
+  FuzzTarget target{std::make_shared<CpuBackend>(options), Device::Cpu, nullptr};
+  const char* nvrtc = std::getenv("VF_FUZZ_NVRTC");
+  if (!(nvrtc && std::strcmp(nvrtc, "0") == 0) && nvrtc_available())
+    target.nvrtc_sources = std::make_shared<std::unordered_set<std::string>>();
+  return target;
 }
 
 namespace {
@@ -54,6 +60,10 @@ CheckResult run_once(const Fusion& fusion, const std::shared_ptr<const Fusion>& 
       if (const Tensor* t = std::get_if<Tensor>(&a); t && t->device == Device::Cpu)
         before.emplace_back(t->data, t->data + t->buffer_bytes);
     for (const Tensor& t : compiled.run(args)) actual.push_back(host_copy(t));
+    if (target.nvrtc_sources) {
+      const std::string problem = cuda_compile_problem(compiled.plan_for(args), *target.nvrtc_sources);
+      if (!problem.empty()) return {Verdict::Error, std::string(mode) + ": " + problem};
+    }
     size_t k = 0;
     for (size_t i = 0; i < args.size(); ++i) {
       const Tensor* t = std::get_if<Tensor>(&args[i]);
@@ -83,6 +93,20 @@ CheckResult run_once(const Fusion& fusion, const std::shared_ptr<const Fusion>& 
 }
 
 }  // namespace
+
+std::string cuda_compile_problem(const Plan& plan, std::unordered_set<std::string>& seen) {
+  for (size_t s = 0; s < plan.segments.size(); ++s) {
+    if (plan.segments[s].kind != SegmentKind::Kernel) continue;
+    const GeneratedKernel k = generate_kernel(plan.segments[s].spec, Target::Cuda);
+    if (!seen.insert(k.source).second) continue;
+    try {
+      nvrtc_compile(k.source, k.entry, 9, 0);
+    } catch (const DeviceError& e) {
+      return "the CUDA kernel of segment #" + std::to_string(s) + " does not compile for sm_90: " + e.what();
+    }
+  }
+  return "";
+}
 
 CheckResult check_program(const FuzzProgram& program, const FuzzTarget& target, bool both) {
   std::shared_ptr<Fusion> fusion;

@@ -5,9 +5,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_set>
 
 #include "random_fusion.h"
 #include "runtime/backend.h"
+#include "segment/plan.h"
 #include "runtime/tensor.h"
 
 namespace vf::fuzz {
@@ -29,11 +31,19 @@ struct CheckResult {
 struct FuzzTarget {
   std::shared_ptr<Backend> backend;
   Device device = Device::Cpu;
+  // CPU runs: also compile the CUDA source of every kernel the plan makes with NVRTC for sm_90
+  // (each distinct source once), so that a machine without a GPU checks the CUDA emitter too.
+  std::shared_ptr<std::unordered_set<std::string>> nvrtc_sources;
 };
 
 // The backend named by VF_FUZZ_DEVICE ("cpu", the default, or "cuda"); the CPU backend runs
-// launches of 64 work items or more on its thread pool so that small fusions exercise it too.
+// launches of 64 work items or more on its thread pool so that small fusions exercise it too, and
+// NVRTC compiles the CUDA kernels when it can be loaded (VF_FUZZ_NVRTC=0 turns that off).
 FuzzTarget fuzz_target_from_env();
+
+// The first kernel of `plan` whose CUDA source NVRTC does not compile for sm_90, with NVRTC's
+// message ("" when every one compiles). Sources in `seen` are skipped; new ones are added.
+std::string cuda_compile_problem(const Plan& plan, std::unordered_set<std::string>& seen);
 
 // Runs the program with and without bookend (bookend chosen by seed parity when `both` is false)
 // and compares every output with the reference.

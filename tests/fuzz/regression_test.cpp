@@ -1,5 +1,6 @@
 // Shrunk random fusions that once failed, kept as repro files (tests/fuzz/regressions/*.py): each
-// is read back with its input layouts and checked against the reference, bookend off and on.
+// is read back with its input layouts and checked against the reference, bookend off and on; the
+// CUDA source of each of its kernels must compile with NVRTC (where NVRTC can be loaded).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "fuzz_check.h"
 #include "reference/compare.h"
 #include "runtime/cpu_backend.h"
+#include "runtime/cuda_api.h"
 #include "runtime/executor.h"
 #include "runtime/repro.h"
 
@@ -31,6 +33,7 @@ TEST(FuzzRegressions, EachMatchesReference) {
   CpuBackendOptions backend_options;
   backend_options.inline_extent = 64;
   auto backend = std::make_shared<CpuBackend>(backend_options);
+  std::unordered_set<std::string> cuda_sources;
   for (const auto& path : files) {
     SCOPED_TRACE(path.string());
     std::ifstream in(path);
@@ -49,6 +52,7 @@ TEST(FuzzRegressions, EachMatchesReference) {
       std::vector<Arg> args;
       for (const HostArg& a : host_args) args.push_back(to_tensor(std::get<HostTensor>(a)));
       const std::vector<Tensor> outs = compiled.run(args);
+      if (nvrtc_available()) EXPECT_EQ(cuda_compile_problem(compiled.plan_for(args), cuda_sources), "");
       ASSERT_EQ(outs.size(), expected.size());
       for (size_t i = 0; i < outs.size(); ++i) {
         const Comparison c = compare_tensors(host_copy(outs[i]), expected[i],
