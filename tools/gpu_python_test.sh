@@ -26,7 +26,8 @@ else
   "$PY" -m pip install -q --no-index --no-build-isolation . || exit 1
   echo "viewfuse built from source and installed in $(( $(date +%s) - start )) s"
 fi
-(cd /tmp && "$PY" -c "import viewfuse, viewfuse.thunder; print('viewfuse at', viewfuse.__file__)") || exit 1
+(cd /tmp && "$PY" -c "import viewfuse, viewfuse.thunder; print('viewfuse at', viewfuse.__file__); \
+print('torch tensors:', viewfuse.torch_fast_path()[1])") || exit 1
 "$PY" -m pytest -q -p no:cacheprovider -rs python/tests "$@" 2>&1 | tee python_gpu.log | tail -n 40
 rc=${PIPESTATUS[0]}
 echo; echo "==== Python suite on CUDA ($(date -u +%F), ${VF_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)})"

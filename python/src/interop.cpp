@@ -6,6 +6,7 @@
 #include <nanobind/ndarray.h>
 
 #include "base/error.h"
+#include "torch_path.h"
 
 namespace vf::py {
 
@@ -16,6 +17,13 @@ constexpr uint32_t kOwnerMagic = 0x76665059;  // "vfPY": marks owners made by th
 struct OwnerBox {
   uint32_t magic = kOwnerMagic;
   PyOwner owner;
+  ~OwnerBox() {
+    if (owner.torch_buffer != nullptr) owner.api->release(owner.torch_buffer);
+    if (owner.object.is_valid()) {
+      nb::gil_scoped_acquire gil;
+      owner.object.reset();
+    }
+  }
 };
 
 // Python objects this module keeps for the life of the process (never freed: they may outlive
@@ -115,18 +123,17 @@ PyOwner& owner_of(const Tensor& t) {
 // A torch tensor read through its attributes (faster than a DLPack export, and it needs no
 // detach for tensors that require grad).
 static Arg wrap_torch_tensor(nb::object source, CallInfo& info);
+// A torch tensor read by the fast path (TorchApi::read), with no Python object created.
+static Arg wrap_torch_view(nb::handle source, const TorchTensorView& view, const TorchApi* api, CallInfo& info);
 // Sets the call's device from its first tensor; later tensors must be on the same one.
 static void set_device(CallInfo& info, Device device, int device_id);
 
-std::shared_ptr<void> make_owner(nb::object object, bool is_input) {
-  auto* box = new OwnerBox;
+std::shared_ptr<void> make_owner(nb::object object, bool is_input, int64_t base_offset) {
+  auto box = std::make_shared<OwnerBox>();
   box->owner.object = std::move(object);
   box->owner.is_input = is_input;
-  box->owner.base_offset = is_input ? -1 : 0;
-  return std::shared_ptr<void>(box, [](void* p) {
-    nb::gil_scoped_acquire gil;
-    delete static_cast<OwnerBox*>(p);
-  });
+  box->owner.base_offset = is_input ? base_offset : 0;
+  return box;
 }
 
 Arg wrap_argument(nb::handle value, CallInfo& info) {
@@ -146,8 +153,14 @@ Arg wrap_argument(nb::handle value, CallInfo& info) {
     info.key.push_back(-3);
     return Scalar::from_float(PyFloat_AS_DOUBLE(o));
   }
+  if (is_torch_tensor(value)) {
+    TorchTensorView view;
+    const TorchApi* api = torch_api();
+    if (api != nullptr && api->read(o, &view)) return wrap_torch_view(value, view, api, info);
+    info.torch_attribute_path = true;
+    return wrap_torch_tensor(nb::borrow(value), info);
+  }
   nb::object source = nb::borrow(value);
-  if (is_torch_tensor(value)) return wrap_torch_tensor(std::move(source), info);
   // Other arrays: DLPack (or the buffer protocol), host memory only; their outputs are numpy arrays.
   nb::ndarray<nb::ro> array;
   if (!nb::try_cast(source, array, /*convert=*/false))
@@ -197,6 +210,12 @@ static void read_int_tuple(nb::handle tuple, std::vector<int64_t>& out) {
   for (Py_ssize_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = PyLong_AsLongLong(PyTuple_GET_ITEM(t, i));
 }
 
+// str(tensor.device), for messages (nb::str of the attribute accessor would not call str()).
+static std::string device_text(const nb::object& tensor) {
+  nb::object device = tensor.attr("device");
+  return nb::str(device).c_str();
+}
+
 static Arg wrap_torch_tensor(nb::object source, CallInfo& info) {
   TorchCache* c = torch_cache();
   info.torch = true;
@@ -210,12 +229,12 @@ static Arg wrap_torch_tensor(nb::object source, CallInfo& info) {
   t.dtype = static_cast<DType>(found);
   int device_id = nb::cast<int>(source.attr("get_device")());  // -1 on the CPU
   if (device_id < 0) {
-    VF_USER_CHECK(nb::bool_(source.attr("is_cpu")), "tensors on ", nb::str(source.attr("device")).c_str(),
+    VF_USER_CHECK(nb::bool_(source.attr("is_cpu")), "tensors on ", device_text(source),
                   " are not supported (CPU and CUDA only)");
     t.device = Device::Cpu;
     device_id = 0;
   } else {
-    VF_USER_CHECK(nb::bool_(source.attr("is_cuda")), "tensors on ", nb::str(source.attr("device")).c_str(),
+    VF_USER_CHECK(nb::bool_(source.attr("is_cuda")), "tensors on ", device_text(source),
                   " are not supported (CPU and CUDA only)");
     t.device = Device::Cuda;
   }
@@ -228,6 +247,24 @@ static Arg wrap_torch_tensor(nb::object source, CallInfo& info) {
   t.data = reinterpret_cast<std::byte*>(static_cast<uintptr_t>(nb::cast<uint64_t>(source.attr("data_ptr")())));
   t.buffer_bytes = t.layout.storage_extent() * dtype_size(t.dtype);
   t.owner = make_owner(std::move(source), true);
+  return t;
+}
+
+static Arg wrap_torch_view(nb::handle source, const TorchTensorView& view, const TorchApi* api, CallInfo& info) {
+  info.torch = true;
+  info.torch_api = api;
+  Tensor t;
+  t.dtype = static_cast<DType>(view.dtype);
+  t.device = view.device_type == kTorchCuda ? Device::Cuda : Device::Cpu;
+  set_device(info, t.device, view.device_index);
+  t.layout.sizes.assign(view.sizes, view.sizes + view.rank);
+  t.layout.strides.assign(view.strides, view.strides + view.rank);
+  info.key.push_back(static_cast<int64_t>(t.dtype));
+  info.key.push_back(view.rank);
+  info.key.insert(info.key.end(), view.sizes, view.sizes + view.rank);
+  t.data = static_cast<std::byte*>(view.data);
+  t.buffer_bytes = t.layout.storage_extent() * dtype_size(t.dtype);
+  t.owner = make_owner(nb::borrow(source), true, view.storage_offset);
   return t;
 }
 
@@ -255,8 +292,30 @@ nb::object torch_allocate(DType dtype, const CallInfo& info, int64_t numel, std:
   return buffer;
 }
 
+Tensor torch_fast_buffer(DType dtype, const Layout& layout, int64_t bytes, const CallInfo& info) {
+  const int64_t size = dtype_size(dtype);
+  void* data = nullptr;
+  const char* error = "";
+  void* buffer = info.torch_api->allocate(static_cast<int>(dtype), info.device == Device::Cuda ? kTorchCuda : kTorchCpu,
+                                          info.device_id, (bytes + size - 1) / size, &data, &error);
+  if (buffer == nullptr)
+    throw DeviceError(detail::concat("allocating a ", dtype_long_name(dtype), " buffer of ", bytes, " bytes on ",
+                                     device_name(info.device), ":", info.device_id, " through torch failed: ", error));
+  auto box = std::make_shared<OwnerBox>();
+  box->owner.torch_buffer = buffer;
+  box->owner.api = info.torch_api;
+  return Tensor{dtype, layout, info.device, std::move(box), static_cast<std::byte*>(data), bytes};
+}
+
 void* torch_current_stream(const CallInfo& info) {
   if (info.device != Device::Cuda) return nullptr;
+  if (info.torch_api != nullptr) {
+    void* stream = nullptr;
+    const char* error = "";
+    if (!info.torch_api->current_stream(info.device_id, &stream, &error))
+      throw DeviceError(detail::concat("torch's current stream of cuda:", info.device_id, " is unavailable: ", error));
+    return stream;
+  }
   TorchCache* c = torch_cache();
   nb::object s = c->raw_stream.is_valid()
                      ? c->raw_stream(info.device_id)
@@ -266,6 +325,22 @@ void* torch_current_stream(const CallInfo& info) {
 
 nb::object to_python(const Tensor& t, const CallInfo& info) {
   const size_t rank = t.layout.sizes.size();
+  if (info.torch_api != nullptr) {
+    const PyOwner& owner = owner_of(t);
+    const int r = static_cast<int>(rank);
+    PyObject* out = nullptr;
+    if (owner.torch_buffer != nullptr) {
+      out = info.torch_api->wrap(owner.torch_buffer, static_cast<int>(t.dtype), r, t.layout.sizes.data(),
+                                 t.layout.strides.data(), t.layout.offset);
+    } else {
+      VF_USER_CHECK(owner.base_offset >= 0, "an output aliases a non-torch input while other inputs are "
+                    "torch tensors; pass torch tensors only (or arrays only)");
+      out = info.torch_api->view(owner.object.ptr(), r, t.layout.sizes.data(), t.layout.strides.data(),
+                                 owner.base_offset + t.layout.offset);
+    }
+    if (out == nullptr) throw nb::python_error();
+    return nb::steal(out);
+  }
   if (info.torch) {
     PyOwner& owner = owner_of(t);
     if (owner.base_offset < 0) {

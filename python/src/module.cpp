@@ -1,4 +1,4 @@
-// The _viewfuse extension module: error types, the op list, trace reading and the Runner.
+// The _viewfuse extension module: error types, the op list, trace reading, the Runner, the torch path.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -7,6 +7,7 @@
 #include "frontend/trace_reader.h"
 #include "ir/print_trace.h"
 #include "runner.h"
+#include "torch_path.h"
 
 namespace nb = nanobind;
 
@@ -61,6 +62,11 @@ NB_MODULE(_viewfuse, m) {
 
   m.def("op_table", &op_table);
   m.def("describe_trace", &describe_trace, nb::arg("text"), nb::arg("filename") = "<trace>");
+  m.def("torch_path_status", [] {
+    auto [fast, reason] = vf::py::torch_path_status();
+    return nb::make_tuple(fast, reason);
+  });
+  m.def("_set_torch_fast_path", &vf::py::set_torch_fast_path, nb::arg("enabled"));
 
   nb::class_<vf::py::Runner>(m, "Runner")
       .def(nb::init<nb::object, bool>(), nb::arg("builder"), nb::arg("bookend") = false)

@@ -42,6 +42,7 @@ std::vector<Arg> Runner::wrap(nb::handle inputs, CallInfo& info) {
   for (Py_ssize_t i = 0; i < n; ++i) args.push_back(wrap_argument(items[i], info));
   info.key[0] = static_cast<int64_t>(info.device);
   info.key[1] = info.device_id;
+  if (info.torch_attribute_path) info.torch_api = nullptr;  // one path for the whole call
   return args;
 }
 
@@ -79,7 +80,14 @@ nb::list Runner::run(nb::handle inputs) {
   std::vector<Arg> args = wrap(inputs, info);
   CompiledFusion& cf = compiled(args, info);
   std::vector<Tensor> outputs;
-  if (info.torch) {
+  if (info.torch_api != nullptr) {
+    RunHooks hooks;
+    hooks.allocate = [&info](DType dtype, const Layout& layout, int64_t bytes) {
+      return torch_fast_buffer(dtype, layout, bytes, info);
+    };
+    hooks.stream = torch_current_stream(info);
+    outputs = cf.run(args, hooks);
+  } else if (info.torch) {
     RunHooks hooks;
     hooks.allocate = [&info](DType dtype, const Layout& layout, int64_t bytes) {
       int64_t size = dtype_size(dtype);
@@ -92,8 +100,11 @@ nb::list Runner::run(nb::handle inputs) {
   } else {
     outputs = cf.run(args);
   }
-  nb::list result;
-  for (const Tensor& t : outputs) result.append(to_python(t, info));
+  // PyList_New(n) and no append: the list's item array is allocated once.
+  nb::list result = nb::steal<nb::list>(PyList_New(static_cast<Py_ssize_t>(outputs.size())));
+  if (!result.is_valid()) throw nb::python_error();
+  for (size_t i = 0; i < outputs.size(); ++i)
+    PyList_SET_ITEM(result.ptr(), static_cast<Py_ssize_t>(i), to_python(outputs[i], info).release().ptr());
   return result;
 }
 

@@ -1,4 +1,8 @@
-"""Shared fixtures: the devices the tests run on (CUDA when torch sees a GPU) and input layouts."""
+"""Shared fixtures: the devices the tests run on (CUDA when torch sees a GPU), input layouts, and
+the leak check of many calls."""
+
+import gc
+import os
 
 import pytest
 import torch
@@ -53,3 +57,33 @@ LAYOUTS = ["contiguous", "transposed", "expanded", "offset", "strided"]
 def pytest_make_parametrize_id(config, val, argname):
     """Test ids name dtypes as torch does: float32, bfloat16."""
     return str(val).removeprefix("torch.") if isinstance(val, torch.dtype) else None
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def check_no_leak(call, device, check, calls=100_000):
+    """Runs call() `calls` times after a warm-up, then check(its last result), and checks that RSS
+    grew by less than 4 MiB, that the garbage collector tracks no more objects and, on CUDA, that
+    torch's allocated memory is back where it was once the results are gone."""
+    for _ in range(2000):
+        out = call()
+    del out
+    gc.collect()
+    if device == "cuda":
+        torch.cuda.synchronize()
+    objects, rss = len(gc.get_objects()), rss_bytes()
+    cuda_bytes = torch.cuda.memory_allocated() if device == "cuda" else 0
+    for _ in range(calls):
+        out = call()
+    check(out)
+    del out
+    gc.collect()
+    assert len(gc.get_objects()) - objects < 100
+    growth = rss_bytes() - rss
+    assert growth < 4 << 20, f"RSS grew by {growth} bytes over {calls} calls"
+    if device == "cuda":
+        torch.cuda.synchronize()
+        assert torch.cuda.memory_allocated() == cuda_bytes

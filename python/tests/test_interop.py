@@ -1,6 +1,5 @@
 """Interop: numpy and DLPack arguments, numbers, errors, caching per shape, explain, and memory."""
 
-import gc
 import json
 import os
 import pathlib
@@ -11,7 +10,7 @@ import pytest
 import torch
 
 import viewfuse as vf
-from conftest import make
+from conftest import check_no_leak, make
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SEED = '''def computation(t_2):
@@ -148,11 +147,6 @@ def test_bookend_option_reaches_the_planner():
     assert seed_fd(bookend=True).explain([x])["bookend"] is True
 
 
-def rss_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="RSS is read from /proc (Linux)")
 def test_no_leak_over_100000_calls(device):
     with vf.FusionDefinition() as fd:
@@ -161,24 +155,11 @@ def test_no_leak_over_100000_calls(device):
         fd.add_output(y)  # an alias of the input
         fd.add_output(fd.ops.mul(y, 2.0))  # a new buffer from torch's allocator
     a = make((64, 16), torch.float32, device)
-    for _ in range(2000):
-        outs = fd.execute([a])
-    del outs
-    gc.collect()
-    if device == "cuda":
-        torch.cuda.synchronize()
-    objects, rss, cuda_bytes = len(gc.get_objects()), rss_bytes(), torch.cuda.memory_allocated() if device == "cuda" else 0
-    for _ in range(100_000):
-        outs = fd.execute([a])
-    assert torch.equal(outs[1], a.t() * 2.0)
-    del outs
-    gc.collect()
-    assert len(gc.get_objects()) - objects < 100
-    growth = rss_bytes() - rss
-    assert growth < 4 << 20, f"RSS grew by {growth} bytes over 100000 calls"
-    if device == "cuda":
-        torch.cuda.synchronize()
-        assert torch.cuda.memory_allocated() == cuda_bytes
+
+    def check(outs):
+        assert torch.equal(outs[1], a.t() * 2.0)
+
+    check_no_leak(lambda: fd.execute([a]), device, check)
 
 
 def test_output_memory_is_released_when_the_output_dies(device):

@@ -11,7 +11,7 @@ from ._viewfuse import DeviceError, Error, InternalError, TraceError, UserError
 from .fusion_definition import FusionDefinition, Value, from_trace
 
 __all__ = ["FusionDefinition", "Value", "from_trace", "Error", "UserError", "TraceError", "DeviceError",
-           "InternalError", "ops"]
+           "InternalError", "ops", "torch_fast_path"]
 
 
 def ops() -> list[str]:
@@ -19,3 +19,15 @@ def ops() -> list[str]:
     from .fusion_definition import _Ops
 
     return _Ops.names()
+
+
+def torch_fast_path() -> tuple[bool, str]:
+    """(True, why) when torch tensors take the C++ fast path viewfuse._torch_fast, else (False, why).
+
+    Imports torch when the module was built. The fast path reads inputs and makes outputs through
+    PyTorch's C++ API; without it (not built, or built against another torch version) tensors are
+    read through their attributes.
+    """
+    from . import _viewfuse
+
+    return _viewfuse.torch_path_status()
