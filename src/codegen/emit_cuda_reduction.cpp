@@ -112,7 +112,10 @@ class RowSchedule {
           emit_team_reduce(nest_.reductions[k], static_cast<int>(k), team_, indent, out);
     };
     hooks.row_guard = "if (lane == 0)";
-    if (per_thread_ > 0) hooks.element_guard = "in";
+    if (per_thread_ > 0) {
+      hooks.element_guard = "in";
+      hooks.group_accumulator = "gacc";
+    }
     hooks.load_override = &override_;
     hooks.store_override = &store_override_;
     emit_reduction_row(nest_, em_, hooks, indent, out);
@@ -182,6 +185,12 @@ class RowSchedule {
       for (int k : stores_now) out += i4 + "ks" + std::to_string(k) + " = " + index_ref(nest_, nest_.stores[k].index, vars_) + ";\n";
       out += i2 + "}\n";
     }
+    // A phase's reductions combine the group's elements first, then fold the group in when it is
+    // inside the row.
+    for (size_t k = 0; k < nest_.reductions.size(); ++k)
+      if (nest_.reductions[k].phase == l)
+        out += i2 + compute_type(nest_.reductions[k].acc_dtype) + " gacc" + std::to_string(k) + " = " +
+               reduce_identity(nest_.reductions[k]) + ";\n";
     out += "#pragma unroll\n";
     out += i2 + "for (int j = 0; j < " + V + "; ++j) {\n";
     out += i4 + "const int it = g * " + V + " + j;\n";
@@ -200,6 +209,11 @@ class RowSchedule {
     for (int id : read_now) override_[id] = "cache" + std::to_string(id) + "[it]";
     for (int id : local) override_.erase(id);
     out += i2 + "}\n";
+    for (size_t k = 0; k < nest_.reductions.size(); ++k) {
+      if (nest_.reductions[k].phase != l) continue;
+      const std::string acc = "acc" + std::to_string(k);
+      out += i2 + acc + " = in ? " + reduce_combine(nest_.reductions[k], acc, "gacc" + std::to_string(k)) + " : " + acc + ";\n";
+    }
     for (int k : stores_now) {
       const StoreStmt& s = nest_.stores[k];
       out += i2 + "if (in) *(" + pack_type(s.dtype, v_) + "*)((" + memory_type(s.dtype) + "*)a.f" + std::to_string(s.param) +

@@ -477,9 +477,11 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
       for (size_t k = 0; k < nest.reductions.size(); ++k) {
         const ReduceStmt& r = nest.reductions[k];
         if (r.phase != phase) continue;
-        const std::string acc = "acc" + std::to_string(k);
+        const bool grouped = !hooks.group_accumulator.empty();
+        const std::string acc = (grouped ? hooks.group_accumulator : "acc") + std::to_string(k);
         const std::string step = reduce_combine(r, acc, "v" + std::to_string(r.value));
-        out += in + acc + " = " + (hooks.element_guard.empty() ? step : hooks.element_guard + " ? " + step + " : " + acc) + ";\n";
+        const bool guard = !grouped && !hooks.element_guard.empty();
+        out += in + acc + " = " + (guard ? hooks.element_guard + " ? " + step + " : " + acc : step) + ";\n";
       }
     });
     if (hooks.after_phase) hooks.after_phase(phase);

@@ -95,6 +95,9 @@ struct ReductionRowHooks {
   // A condition that a loop iteration is inside the row: its combines and stores happen only then
   // ("" when every iteration is).
   std::string element_guard;
+  // When set, the loops combine reduction k into <group_accumulator>k, unguarded (inner_loop
+  // declares it and folds it into acc<k>), instead of into acc<k> under element_guard.
+  std::string group_accumulator;
   const std::unordered_map<int, std::string>* load_override = nullptr;  // for loads in the loops
   // Maps a full-shape store (its index in nest.stores) to the statement that replaces it, unguarded.
   const std::unordered_map<int, std::string>* store_override = nullptr;
