@@ -26,18 +26,8 @@ std::string field(int k) { return "a.f" + std::to_string(k); }
 // per buffer before the first use. 4, or 2 when the body calls a math library function: the
 // unrolled copies of its body would not fit 64 registers.
 int packs_in_flight(const LoopNest& nest) {
-  for (const ValueExpr& e : nest.values) {
-    if (e.op != ValueOp::Apply) continue;
-    switch (e.fn) {
-      case OpKind::Exp: case OpKind::Exp2: case OpKind::Expm1: case OpKind::Log: case OpKind::Log1p:
-      case OpKind::Log2: case OpKind::Log10: case OpKind::Sin: case OpKind::Cos: case OpKind::Tan:
-      case OpKind::Tanh: case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asin: case OpKind::Acos:
-      case OpKind::Atan: case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Pow:
-      case OpKind::Fmod: case OpKind::Remainder: case OpKind::Atan2:
-        return 2;
-      default: break;
-    }
-  }
+  for (const ValueExpr& e : nest.values)
+    if (e.op == ValueOp::Apply && calls_math_function(e.fn)) return 2;
   return 4;
 }
 
@@ -471,6 +461,19 @@ void emit_nest(const LoopNest& nest, int n, int tile, bool index32, int block, s
 
 std::string pack_type(DType dtype, int v) {
   return std::string("vf_pack<") + memory_type(dtype) + ", " + std::to_string(v) + ">";
+}
+
+bool calls_math_function(OpKind fn) {
+  switch (fn) {
+    case OpKind::Exp: case OpKind::Exp2: case OpKind::Expm1: case OpKind::Log: case OpKind::Log1p:
+    case OpKind::Log2: case OpKind::Log10: case OpKind::Sin: case OpKind::Cos: case OpKind::Tan:
+    case OpKind::Tanh: case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asin: case OpKind::Acos:
+    case OpKind::Atan: case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Pow:
+    case OpKind::Fmod: case OpKind::Remainder: case OpKind::Atan2:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // Vector schedules keep 4 blocks of 256 threads resident (up to 64 registers a thread; with

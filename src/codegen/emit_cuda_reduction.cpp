@@ -40,7 +40,8 @@ void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& i
 // takes groups of v consecutive elements, group g starting at (g * team + lane) * v, and the loads
 // that several loops over the row need stay in registers (read once): as packs pk<id>[g] when
 // packed (v > 1 and the address is row-invariant + the innermost reduced var), else as
-// cache<id>[it] in the compute type. Packed loads and stores move v elements at once; the caller
+// cache<id>[it] in the compute type; so do the math-function results that several loops need
+// (softmax's exp: computed once). Packed loads and stores move v elements at once; the caller
 // emits this schedule only for rows whose first element is aligned to the pack. Iterations past
 // the row's end read group 0 again and neither combine nor store (`in`): the loops have no
 // branch, so every load of an unrolled loop can be in flight at once. With per_thread == 0, the
@@ -72,7 +73,9 @@ class RowSchedule {
     for (size_t id = 0; id < nest.values.size(); ++id) {
       int uses = 0;
       for (const auto& need : needs_) uses += need[id];
-      cached_[id] = nest.values[id].op == ValueOp::Load && uses >= 2 && em.is_inner(static_cast<int>(id));
+      const ValueExpr& e = nest.values[id];
+      cached_[id] = (e.op == ValueOp::Load || (e.op == ValueOp::Apply && calls_math_function(e.fn))) && uses >= 2 &&
+                    em.is_inner(static_cast<int>(id));
     }
   }
 
@@ -116,7 +119,7 @@ class RowSchedule {
       hooks.element_guard = "in";
       hooks.group_accumulator = "gacc";
     }
-    hooks.load_override = &override_;
+    hooks.value_override = &override_;
     hooks.store_override = &store_override_;
     emit_reduction_row(nest_, em_, hooks, indent, out);
   }

@@ -288,16 +288,17 @@ void emit_index_defs(const LoopNest& nest, const std::vector<int>& roots, const 
 namespace {
 
 std::string value_def(const LoopNest& nest, int id, const std::vector<std::string>& vars, const std::string& flat,
-                      const std::unordered_map<int, std::string>* load_override) {
+                      const std::unordered_map<int, std::string>* value_override) {
   const ValueExpr& e = nest.values[id];
+  if (e.op != ValueOp::Load && value_override && value_override->count(id)) return value_override->at(id);
   auto ix = [&](int k) { return index_expr(nest, k, vars); };
   std::vector<std::string> x;
   for (int a : e.args) x.push_back("v" + std::to_string(a));
   std::string def;
   switch (e.op) {
     case ValueOp::Load: {
-      if (load_override && load_override->count(id))
-        def = load_override->at(id);
+      if (value_override && value_override->count(id))
+        def = value_override->at(id);
       else if (flat == kVectorLane)
         def = from_memory(e.dtype, "p" + std::to_string(id) + ".e[lane]");
       else
@@ -309,7 +310,10 @@ std::string value_def(const LoopNest& nest, int id, const std::vector<std::strin
     case ValueOp::Scalar: def = convert(e.dtype, field_name(e.param)); break;
     case ValueOp::Constant: def = convert(e.dtype, scalar_literal(e.constant)); break;
     case ValueOp::Iota:
-      def = convert(e.dtype, "(" + field_name(e.param) + " + (vf_i64)" + ix(e.index) + " * " + field_name(e.param2) + ")");
+      def = "(vf_i64)" + ix(e.index);
+      if (e.iota_step != 1) def += " * " + int_literal(e.iota_step);
+      if (e.iota_start != 0) def = int_literal(e.iota_start) + " + " + def;
+      def = convert(e.dtype, "(" + def + ")");
       break;
     case ValueOp::Apply: def = apply_expr(e, x); break;
     case ValueOp::Cast: def = convert(e.dtype, x[0]); break;
@@ -323,8 +327,8 @@ std::string value_def(const LoopNest& nest, int id, const std::vector<std::strin
 
 void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, const char* index_type,
                     const std::string& indent, std::string& out, const std::string& flat,
-                    const std::unordered_map<int, std::string>* load_override) {
-  auto overridden = [&](int id) { return load_override && load_override->count(id); };
+                    const std::unordered_map<int, std::string>* value_override) {
+  auto overridden = [&](int id) { return value_override && value_override->count(id); };
   VF_INTERNAL_CHECK(flat.empty() || nest.flat, "flat emission of a nest that is not flat");
   // In flat emission an access at offset field f is `a.f + flat`.
   auto flat_index = [&](int offset_field) { return field_name(offset_field) + " + " + flat; };
@@ -364,7 +368,7 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
     if (!need_value[id]) continue;
     const ValueExpr& e = nest.values[id];
     out += indent + "const " + compute_type(e.dtype) + " v" + std::to_string(id) + " = " +
-           value_def(nest, static_cast<int>(id), vars, flat, load_override) + ";\n";
+           value_def(nest, static_cast<int>(id), vars, flat, value_override) + ";\n";
   }
   auto ix = [&](int id) { return index_expr(nest, id, vars); };
   for (size_t k = 0; k < nest.stores.size(); ++k) {
@@ -410,7 +414,7 @@ std::vector<char> ScopedEmitter::needed_values(const std::vector<int>& values) c
 
 void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int>& indices, bool outer_only,
                            const std::string& indent, std::string& out,
-                           const std::unordered_map<int, std::string>* load_override) {
+                           const std::unordered_map<int, std::string>* value_override) {
   std::vector<char> need_index(nest_.indices.size(), 0), need_value(nest_.values.size(), 0);
   auto mark_index = [&](auto& self, int id) -> void {
     if (id < 0 || need_index[id] || defined_index_[id]) return;
@@ -429,7 +433,9 @@ void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int
     if (need_value[id] || defined_value_[id]) continue;
     need_value[id] = 1;
     const ValueExpr& e = nest_.values[id];
-    if (!(load_override && load_override->count(id))) mark_index(mark_index, e.index);
+    const bool overridden = value_override && value_override->count(id);
+    if (overridden && e.op != ValueOp::Load) continue;  // replaced whole: needs nothing
+    if (!overridden) mark_index(mark_index, e.index);
     mark_index(mark_index, e.pred);
     for (int a : e.args) stack.push_back(a);
   }
@@ -444,7 +450,7 @@ void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int
     if (!need_value[id] || (outer_only && inner_value_[id])) continue;
     defined_value_[id] = 1;
     out += indent + "const " + compute_type(nest_.values[id].dtype) + " v" + std::to_string(id) + " = " +
-           value_def(nest_, static_cast<int>(id), vars_, "", load_override) + ";\n";
+           value_def(nest_, static_cast<int>(id), vars_, "", value_override) + ";\n";
   }
 }
 
@@ -473,7 +479,7 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
         out += indent + compute_type(r.acc_dtype) + " acc" + std::to_string(k) + " = " + reduce_identity(r) + ";\n";
     }
     hooks.inner_loop([&](const std::string& in) {
-      em.define(operands, {}, false, in, out, hooks.load_override);
+      em.define(operands, {}, false, in, out, hooks.value_override);
       for (size_t k = 0; k < nest.reductions.size(); ++k) {
         const ReduceStmt& r = nest.reductions[k];
         if (r.phase != phase) continue;
@@ -498,7 +504,7 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
     if (values.empty()) continue;
     em.define(values, indices, true, indent, out);
     auto stores = [&](const std::string& in) {
-      em.define(values, indices, false, in, out, hooks.load_override);
+      em.define(values, indices, false, in, out, hooks.value_override);
       const std::string guard = row || hooks.element_guard.empty() ? "" : "if (" + hooks.element_guard + ") ";
       for (size_t k = 0; k < nest.stores.size(); ++k) {
         if (nest.stores[k].row != row) continue;

@@ -20,10 +20,11 @@ void emit_args_struct(const KernelAbi& abi, std::string& out);
 // The statements of one point of a loop nest: every index and value node the stores need, in
 // arena order, then the stores. `vars[d]` names loop variable d; the VfArgs object is `a`. With
 // `flat` set (only for a flat nest), loads and stores address offset + flat instead.
-// `load_override` maps Load value ids to the compute-type expression that replaces them.
+// `value_override` maps value ids to the compute-type expression that replaces them (a guarded
+// Load keeps its guard around it).
 void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, const char* index_type,
                     const std::string& indent, std::string& out, const std::string& flat = "",
-                    const std::unordered_map<int, std::string>* load_override = nullptr);
+                    const std::unordered_map<int, std::string>* value_override = nullptr);
 
 // Statements unravelling the row-major position in variable `rest` into vars[first, end), whose
 // sizes are `size_prefix`<d>: `decl` vars[d] = rest % size; rest /= size (the first dim takes
@@ -38,6 +39,9 @@ std::string index_ref(const LoopNest& nest, int id, const std::vector<std::strin
 
 // `vf_pack<memory type, v>`: v elements moved by one load or store (CUDA).
 std::string pack_type(DType dtype, int v);
+// Whether the elementwise op `fn` is a call into the math library (tens of instructions), not
+// arithmetic the hardware does in one or two.
+bool calls_math_function(OpKind fn);
 
 // The conversion of an element read from memory to its compute type, and back for a store.
 std::string from_memory(DType dtype, const std::string& elem);
@@ -60,10 +64,11 @@ class ScopedEmitter {
   std::vector<int> phase_operands(int phase) const;
   // Defines what `values` and `indices` need that is not defined yet; with outer_only, only the
   // nodes that do not read the reduced loop vars (and so can precede the loop over them).
-  // `load_override` maps Load value ids to the expression that replaces them.
+  // `value_override` maps value ids to the expression that replaces them (a guarded Load keeps
+  // its guard around it); a replaced value needs none of its operands.
   void define(const std::vector<int>& values, const std::vector<int>& indices, bool outer_only,
               const std::string& indent, std::string& out,
-              const std::unordered_map<int, std::string>* load_override = nullptr);
+              const std::unordered_map<int, std::string>* value_override = nullptr);
   // The value nodes `values` need (transitively), defined or not.
   std::vector<char> needed_values(const std::vector<int>& values) const;
   bool is_inner(int value) const { return inner_value_[value] != 0; }
@@ -98,7 +103,7 @@ struct ReductionRowHooks {
   // When set, the loops combine reduction k into <group_accumulator>k, unguarded (inner_loop
   // declares it and folds it into acc<k>), instead of into acc<k> under element_guard.
   std::string group_accumulator;
-  const std::unordered_map<int, std::string>* load_override = nullptr;  // for loads in the loops
+  const std::unordered_map<int, std::string>* value_override = nullptr;  // for values in the loops
   // Maps a full-shape store (its index in nest.stores) to the statement that replaces it, unguarded.
   const std::unordered_map<int, std::string>* store_override = nullptr;
 };

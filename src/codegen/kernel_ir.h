@@ -48,7 +48,7 @@ enum class ValueOp : uint8_t {
   Load,      // param = data field, index = element offset, pred = guard (-1: none)
   Scalar,    // param = ScalarF64/ScalarI64 field, converted to dtype
   Constant,  // constant converted to dtype
-  Iota,      // param + index * param2 in int64 (param, param2: Constant fields), converted to dtype
+  Iota,      // iota_start + index * iota_step in int64, converted to dtype
   Apply,     // fn applied to args (operands of operand_dtype), result in dtype
   Cast,      // args[0] from operand_dtype to dtype
   Select,    // pred ? args[0] : args[1]
@@ -64,6 +64,7 @@ struct ValueExpr {
   int flat_offset = -1;  // Load in a flat nest: the offset field (element = offset + flat index)
   int unit_var = -1;     // Load: the loop dim whose step moves the address by one element, if any
   Scalar constant;
+  int64_t iota_start = 0, iota_step = 1;
   std::vector<int> args;
   bool operator==(const ValueExpr&) const = default;
 };

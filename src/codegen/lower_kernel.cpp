@@ -722,8 +722,8 @@ int Lowering::lower_node(const Node& n, const Value* out, const std::vector<int>
       e.op = ValueOp::Iota;
       e.dtype = a.dtype;
       e.index = idx.at(0);
-      e.param = ir_.field(AbiFieldKind::Constant, n.id, kWideConstantSlot, a.start);
-      e.param2 = ir_.field(AbiFieldKind::Constant, n.id, kWideConstantSlot + 1, a.step);
+      e.iota_start = a.start;  // literals in the source: start 0 and step 1 fold away
+      e.iota_step = a.step;
       return nest_->value(e);
     }
     case OpKind::Sum: case OpKind::Prod: case OpKind::Amax: case OpKind::Amin: case OpKind::Var:
