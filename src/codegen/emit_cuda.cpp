@@ -514,7 +514,7 @@ std::string emit_cuda(const KernelIR& ir, const std::string& entry) {
   const std::vector<int> sides = tile_sides(ir);
   for (size_t n = 0; n < ir.nests.size(); ++n) {
     if (ir.nests[n].is_reduction())
-      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n], out);
+      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n], ir.abi.fields, out);
     else
       emit_nest(ir.nests[n], static_cast<int>(n), sides[n], ir.abi.index32, ir.abi.block_size, out);
   }

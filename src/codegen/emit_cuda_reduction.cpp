@@ -39,7 +39,7 @@ void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& i
 // One row of a reduction nest under one schedule. With per_thread > 0, thread `lane` of the team
 // takes groups of v consecutive elements, group g starting at (g * team + lane) * v, and the loads
 // that several loops over the row need stay in registers (read once): as packs pk<id>[g] when
-// packed (v > 1 and the address is row-invariant + the innermost reduced var), else as
+// packed (v > 1 and the address moves with unit stride in each group: kernel_ir.h group_var_uses), else as
 // cache<id>[it] in the compute type; so do the math-function results that several loops need
 // (softmax's exp: computed once). Packed loads and stores move v elements at once; the caller
 // emits this schedule only for rows whose first element is aligned to the pack. Iterations past
@@ -48,9 +48,9 @@ void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& i
 // team's threads stride over the row.
 class RowSchedule {
  public:
-  RowSchedule(const LoopNest& nest, ScopedEmitter& em, const std::vector<std::string>& vars, const std::string& prefix,
-              int team, int per_thread, int v_)
-      : nest_(nest), em_(em), vars_(vars), p_(prefix), team_(team), per_thread_(per_thread), v_(v_) {
+  RowSchedule(const LoopNest& nest, const std::vector<AbiField>& fields, ScopedEmitter& em,
+              const std::vector<std::string>& vars, const std::string& prefix, int team, int per_thread, int v)
+      : nest_(nest), em_(em), vars_(vars), p_(prefix), team_(team), per_thread_(per_thread), v_(v) {
     const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
     for (int phase = 0; phase < em.phases(); ++phase) needs_.push_back(em.needed_values(em.phase_operands(phase)));
     std::vector<int> stored;
@@ -62,7 +62,7 @@ class RowSchedule {
     cached_.assign(nest.values.size(), 0);
     if (per_thread_ == 0) return;
     if (v_ > 1) {
-      const std::vector<VarUse> use = var_uses(nest, static_cast<int64_t>(rank + inner) - 1);
+      const std::vector<VarUse> use = group_var_uses(nest, static_cast<int64_t>(rank + inner) - 1, v_, fields);
       for (size_t id = 0; id < nest.values.size(); ++id) {
         const ValueExpr& e = nest.values[id];
         packed_[id] = e.op == ValueOp::Load && e.pred < 0 && use[e.index] == VarUse::Unit;
@@ -79,12 +79,7 @@ class RowSchedule {
     }
   }
 
-  // The index roots and (dtype, param, index) of the packed loads and stores.
-  std::vector<int> packed_roots() const {
-    std::vector<int> roots;
-    for (const auto& a : packed_addresses()) roots.push_back(std::get<2>(a));
-    return roots;
-  }
+  // The (dtype, param, index) of the packed loads and stores.
   std::vector<std::tuple<DType, int, int>> packed_addresses() const {
     std::vector<std::tuple<DType, int, int>> at;
     for (size_t id = 0; id < nest_.values.size(); ++id)
@@ -240,7 +235,8 @@ class RowSchedule {
 
 }  // namespace
 
-void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, std::string& out) {
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, const std::vector<AbiField>& fields,
+                              std::string& out) {
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
   const int team = abi.team;
   const std::string p = "n" + std::to_string(n) + "_", T = std::to_string(team);
@@ -264,25 +260,32 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, s
   emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "      ", out);
   out += "      (void)rest;\n";
   ScopedEmitter em(nest, vars, "vf_index");
-  RowSchedule rs(nest, em, vars, p, team, abi.per_thread, abi.per_thread > 0 ? abi.vec : 1);
-  if (!rs.packed_roots().empty()) {
-    // Every group of a row is aligned when the row's first element is (v divides the row).
+  RowSchedule rs(nest, fields, em, vars, p, team, abi.per_thread, abi.per_thread > 0 ? abi.vec : 1);
+  if (!rs.packed_addresses().empty()) {
+    // Every group of a row is aligned when the row's first element is (v divides the row), and,
+    // for an address that divides the reduced var by c (a split by a reshape), element c is too.
     out += "      bool row_aligned = true;\n";
-    out += "      {\n";
-    out += "        vf_index krest = 0;\n";
-    emit_position_unravel(vars, rank, rank + inner, p + "s", "krest", "const vf_index ", "        ", out);
-    emit_index_defs(nest, rs.packed_roots(), vars, "vf_index", "        ", out);
-    for (const auto& [dtype, param, index] : rs.packed_addresses())
-      out += "        row_aligned = row_aligned && vf_aligned((const " + std::string(memory_type(dtype)) + "*)a.f" +
-             std::to_string(param) + " + " + index_ref(nest, index, vars) + ", " + std::to_string(rs.vec() * dtype_size(dtype)) +
-             ");\n";
-    out += "      }\n";
+    const int64_t var = static_cast<int64_t>(rank + inner) - 1;
+    for (const auto& [dtype, param, index] : rs.packed_addresses()) {
+      std::vector<std::string> at{"0"};
+      for (int field : var_divisors(nest, index, var)) at.push_back("a.f" + std::to_string(field));
+      for (const std::string& k : at) {
+        out += "      {\n";
+        out += "        vf_index krest = " + k + ";\n";
+        emit_position_unravel(vars, rank, rank + inner, p + "s", "krest", "const vf_index ", "        ", out);
+        emit_index_defs(nest, {index}, vars, "vf_index", "        ", out);
+        out += "        row_aligned = row_aligned && vf_aligned((const " + std::string(memory_type(dtype)) + "*)a.f" +
+               std::to_string(param) + " + " + index_ref(nest, index, vars) + ", " +
+               std::to_string(rs.vec() * dtype_size(dtype)) + ");\n";
+        out += "      }\n";
+      }
+    }
     out += "      if (row_aligned) {\n";
     const auto saved = em.save();
     rs.emit(out, "        ");
     em.restore(saved);
     out += "      } else {\n";
-    RowSchedule(nest, em, vars, p, team, 0, 1).emit(out, "        ");
+    RowSchedule(nest, fields, em, vars, p, team, 0, 1).emit(out, "        ");
     out += "      }\n";
   } else {
     rs.emit(out, "      ");

@@ -119,7 +119,8 @@ std::string reduce_identity(const ReduceStmt& r);
 std::string reduce_combine(const ReduceStmt& r, const std::string& acc, const std::string& x);
 
 // A reduction nest for CUDA (emit_cuda_reduction.cpp) with the schedule in `abi` (team, per_thread, vec).
-void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, std::string& out);
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, const std::vector<AbiField>& fields,
+                              std::string& out);
 
 std::string emit_cpp(const KernelIR& ir, const std::string& entry);
 std::string emit_cuda(const KernelIR& ir, const std::string& entry);

@@ -66,12 +66,13 @@ Layout compose_view(const AbiView& v, const Layout& input) {
 // loads).
 //
 // Otherwise a team of threads takes a row, each thread v consecutive elements at a time (v fills
-// 16 bytes of the widest dtype that moves along the innermost reduced dim, and divides that dim),
-// about four groups of v per thread: a warp for short rows, up to a block of 1024 threads. A row
-// of at most 8 groups per thread whose loads fit 64 registers stays in registers (read
-// once, every load in flight at once; the group count is rounded up to a power of two, so that one
-// kernel serves a range of row lengths); a longer one is looped over by a block of 512 threads.
-void choose_reduction_schedule(const LoopNest& nest, AbiNest& n) {
+// 16 bytes of the widest dtype that moves with unit stride in groups of v along the one reduced
+// dim, and divides that dim), about four groups of v per thread: a warp for short rows, up to a
+// block of 1024 threads. A row of at most 8 groups per thread whose loads fit 64 registers stays
+// in registers (read once, every load in flight at once; the group count is rounded up to a power
+// of two, so that one kernel serves a range of row lengths); a longer one is looped over by a
+// block of 512 threads.
+void choose_reduction_schedule(const LoopNest& nest, const std::vector<AbiField>& fields, AbiNest& n) {
   if (!n.inner_reduced && n.rows >= 32 * 1024) {
     n.team = 1;
     int64_t loads = 0;
@@ -81,15 +82,23 @@ void choose_reduction_schedule(const LoopNest& nest, AbiNest& n) {
     return;
   }
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
-  const std::vector<VarUse> use = var_uses(nest, static_cast<int64_t>(rank + inner) - 1);
-  int64_t widest = 0;
-  for (const ValueExpr& e : nest.values)
-    if (e.op == ValueOp::Load && e.pred < 0 && use[e.index] == VarUse::Unit) widest = std::max(widest, dtype_size(e.dtype));
-  for (const StoreStmt& s : nest.stores)
-    if (!s.row && use[s.index] == VarUse::Unit) widest = std::max(widest, dtype_size(s.dtype));
-  // One reduced dim: every group of an aligned row is then aligned too.
-  int vec = widest > 0 && inner == 1 ? static_cast<int>(16 / widest) : 1;
-  while (vec > 1 && n.inner_last % vec != 0) vec /= 2;
+  const int64_t last = static_cast<int64_t>(rank + inner) - 1;
+  // The widest vec whose pack is 16 bytes of the widest dtype moving with unit stride in groups of vec.
+  int vec = 1;
+  std::vector<VarUse> use = var_uses(nest, last);
+  for (int v = 16; v >= 2 && vec == 1 && inner == 1; v /= 2) {  // one reduced dim: see RowSchedule
+    if (n.inner_last % v != 0) continue;
+    std::vector<VarUse> u = group_var_uses(nest, last, v, fields);
+    int64_t widest = 0;
+    for (const ValueExpr& e : nest.values)
+      if (e.op == ValueOp::Load && e.pred < 0 && u[e.index] == VarUse::Unit) widest = std::max(widest, dtype_size(e.dtype));
+    for (const StoreStmt& s : nest.stores)
+      if (!s.row && u[s.index] == VarUse::Unit) widest = std::max(widest, dtype_size(s.dtype));
+    if (widest > 0 && widest * v <= 16) {
+      vec = v;
+      use = std::move(u);
+    }
+  }
   constexpr int kGroupsPerThread = 4, kMaxGroups = 8, kMaxTeam = 1024, kRegisters = 64;
   int team = 32;
   while (team < kMaxTeam && int64_t{team} * vec * kGroupsPerThread < n.inner) team *= 2;
@@ -122,7 +131,7 @@ GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
       n.team = 1;
       continue;
     }
-    choose_reduction_schedule(ir.nests[k], n);
+    choose_reduction_schedule(ir.nests[k], ir.abi.fields, n);
     if (n.team > 32) ir.abi.block_size = n.team;
   }
   if (target == Target::Cuda) ir.abi.blocks_per_sm = cuda_blocks_per_sm(ir);

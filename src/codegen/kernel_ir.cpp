@@ -185,6 +185,73 @@ std::vector<VarUse> var_uses(const LoopNest& nest, int64_t var) {
   return use;
 }
 
+std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t group, const std::vector<AbiField>& fields) {
+  using U = VarUse;
+  std::vector<U> use(nest.indices.size(), U::Invariant);
+  auto of = [&](int id) { return id < 0 ? U::Invariant : use[id]; };
+  auto is_var = [&](int id) { return id >= 0 && nest.indices[id].op == IndexOp::Var && nest.indices[id].value == var; };
+  auto group_divides = [&](int id) {  // a Constant field that is a positive multiple of group
+    if (id < 0 || nest.indices[id].op != IndexOp::Param) return false;
+    const AbiField& f = fields.at(static_cast<size_t>(nest.indices[id].value));
+    return f.kind == AbiFieldKind::Constant && f.value > 0 && f.value % group == 0;
+  };
+  auto fixed = [](U u) { return u == U::Invariant || u == U::Grouped; };
+  auto join = [](U a, U b) { return a == U::Grouped || b == U::Grouped ? U::Grouped : U::Invariant; };
+  for (size_t id = 0; id < nest.indices.size(); ++id) {  // arena order is topological
+    const IndexExpr& e = nest.indices[id];
+    const U a = of(e.a), b = of(e.b), c = of(e.c);
+    U u = U::Other;
+    switch (e.op) {
+      case IndexOp::Var: u = e.value == var ? U::Unit : U::Invariant; break;
+      case IndexOp::Const: case IndexOp::Param: u = U::Invariant; break;
+      case IndexOp::Add:
+        if (fixed(a) && fixed(b)) u = join(a, b);
+        else if ((a == U::Unit && fixed(b)) || (fixed(a) && b == U::Unit)) u = U::Unit;
+        break;
+      case IndexOp::Sub:
+        if (fixed(a) && fixed(b)) u = join(a, b);
+        else if (a == U::Unit && fixed(b)) u = U::Unit;
+        break;
+      case IndexOp::Mul:
+        if (fixed(a) && fixed(b)) u = join(a, b);
+        break;
+      case IndexOp::Div:
+        if (fixed(a) && b == U::Invariant) u = a;
+        else if (is_var(e.a) && group_divides(e.b)) u = U::Grouped;
+        break;
+      case IndexOp::Mod:
+        if (fixed(a) && b == U::Invariant) u = a;
+        else if (is_var(e.a) && group_divides(e.b)) u = U::Unit;
+        break;
+      default:
+        if (fixed(a) && fixed(b) && fixed(c)) u = join(join(a, b), c);
+        break;
+    }
+    use[id] = u;
+  }
+  return use;
+}
+
+std::vector<int> var_divisors(const LoopNest& nest, int id, int64_t var) {
+  std::vector<int> out;
+  std::vector<int> stack{id};
+  while (!stack.empty()) {
+    const int k = stack.back();
+    stack.pop_back();
+    if (k < 0) continue;
+    const IndexExpr& e = nest.indices[k];
+    if ((e.op == IndexOp::Div || e.op == IndexOp::Mod) && e.a >= 0 && nest.indices[e.a].op == IndexOp::Var &&
+        nest.indices[e.a].value == var && e.b >= 0 && nest.indices[e.b].op == IndexOp::Param) {
+      const int field = static_cast<int>(nest.indices[e.b].value);
+      if (std::find(out.begin(), out.end(), field) == out.end()) out.push_back(field);
+    }
+    stack.push_back(e.a);
+    stack.push_back(e.b);
+    stack.push_back(e.c);
+  }
+  return out;
+}
+
 void finalize_abi(KernelAbi& abi, bool index32) {
   abi.index32 = index32;
   for (AbiField& f : abi.fields) {

@@ -126,8 +126,16 @@ struct LoopNest {
 // How an index expression of a nest depends on one loop var: not at all, as `invariant + var`
 // (Unit: one step of the var moves the address by one element), or otherwise. One entry per
 // index node of `nest`.
-enum class VarUse : uint8_t { Invariant, Unit, Other };
+enum class VarUse : uint8_t { Invariant, Unit, Other, Grouped };
 std::vector<VarUse> var_uses(const LoopNest& nest, int64_t var);
+
+// The same over aligned groups of `group` consecutive values of `var` (var = g * group + j, j <
+// group): Unit means index(g * group + j) = index(g * group) + j, Grouped constant within each
+// group, Invariant independent of var. Division and remainder of var itself by a Constant field
+// (`fields`) that `group` divides are Grouped and Unit: a reshape that splits the var.
+std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t group, const std::vector<AbiField>& fields);
+// The Constant fields that var is divided by (or taken the remainder of) in index expression id.
+std::vector<int> var_divisors(const LoopNest& nest, int id, int64_t var);
 
 struct KernelIR {
   KernelAbi abi;  // fields are the parameters (ids index abi.fields); offsets set by finalize

@@ -271,6 +271,37 @@ void ReductionKernels::check_fused_normalizations(const Shape& s) {
   }
 }
 
+// nanoGPT's attention output: x + merge_heads(y), then layer norm. The row of y is split by the
+// reshape into (head, head dim): on CUDA it moves in 16-byte packs when 8 divides the head dim
+// (8 and 16), elementwise otherwise (12), and an input one element off takes the strided loop.
+TEST_P(ReductionKernels, ReshapeSplitRow_MergeHeadsResidualLayerNorm) {
+  uint64_t seed = 400;
+  for (const int64_t hs : {8, 16, 12}) {
+    for (const bool misaligned : {false, true}) {
+      const int64_t B = 2, H = 3, T = 5, C = H * hs;
+      SCOPED_TRACE("head dim " + std::to_string(hs) + (misaligned ? ", y one element off" : ""));
+      auto f = std::make_shared<Fusion>();
+      Value* y = f->add_tensor_input("y", DType::BFloat16, {B, H, T, hs});
+      Value* x = f->add_tensor_input("x", DType::BFloat16, {B, T, C});
+      Value* merged = f->add(OpKind::Reshape, {f->add(OpKind::Transpose, {y}, PermuteAttrs{{0, 2, 1, 3}})},
+                             ReshapeAttrs{{B, T, C}});
+      Value* h = f->add(OpKind::Add, {x, merged});
+      Value* hf = f->add(OpKind::ConvertElementType, {h}, CastAttrs{DType::Float32});
+      auto vm = f->add_node(OpKind::VarMean, {hf}, VarAttrs{{2}, 0});
+      const Shape full{B, T, C};
+      auto row = [&](Value* v) { return f->add(OpKind::BroadcastInDim, {v}, BroadcastAttrs{full, {0, 1}}); };
+      Value* r = f->add(OpKind::Rsqrt, {f->add(OpKind::Add, {vm[0], f->add_constant(Scalar::from_float(1e-5))})});
+      Value* normed = f->add(OpKind::Mul, {f->add(OpKind::Sub, {hf, row(vm[1])}), row(r)});
+      f->add_output(h);
+      f->add_output(f->add(OpKind::ConvertElementType, {normed}, CastAttrs{DType::BFloat16}));
+      const HostTensor yt = make_input(DType::BFloat16, {B, H, T, hs},
+                                       misaligned ? InputLayout::Misaligned : InputLayout::Contiguous, seed++);
+      const Plan plan = check(f, {yt, random_tensor(DType::BFloat16, full, seed++)}, C);
+      EXPECT_EQ(plan.kernel_count(), 1);
+    }
+  }
+}
+
 // Reductions of different extents cannot share a kernel: each gets its own, whose results go to
 // new buffers that the last kernel reads; explain says why and counts the buffers.
 TEST_P(ReductionKernels, DifferentExtents_SplitIntoKernelsMatchReference) {
