@@ -366,49 +366,77 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, in
   for (const std::string& v : tvars) out += "      vf_index " + v + ";\n";
   emit_unravel("(vf_index)t", tsizes, tvars, "", index32, pre, "      ", out);
   out += "      " + pre + "tp *= " + T + ";\n      " + pre + "tl *= " + T + ";\n";
-  // Phase 1: threads along p read the tiled loads.
-  out += "#pragma unroll\n";
-  out += "      for (int k = ty; k < " + T + "; k += " + rows + ") {\n";
-  out += "        const vf_index " + vars[p] + " = " + pre + "tp + tx, " + vars[rank - 1] + " = " + pre + "tl + k;\n";
-  out += "        if (" + vars[p] + " < " + sp + " && " + vars[rank - 1] + " < " + sl + ") {\n";
-  std::vector<int> roots;
-  for (int id : tiled) roots.push_back(nest.values[id].index);
-  emit_index_defs(nest, roots, vars, "vf_index", "          ", out);
-  for (int id : tiled) {
-    const ValueExpr& e = nest.values[id];
-    out += "          " + pre + "tile" + std::to_string(id) + "[tx][k] = ((const " + memory_type(e.dtype) + "*)a.f" +
-           std::to_string(e.param) + ")[" + index_ref(nest, e.index, vars) + "];\n";
-  }
-  out += "        }\n      }\n";
-  // Phase 2: threads along the innermost dim compute and store. The other unguarded loads of the
-  // thread's rows are issued first (2a, before the barrier, while the tile loads are in flight),
-  // rather than each after the previous row's store; then each row is computed and stored (2b).
-  const int per_thread = (t + std::max(1, block / t) - 1) / std::max(1, block / t);
+  // Phase 1: threads along p read the tiled loads; phase 2 (below): threads along the innermost dim
+  // compute and store, reading the other unguarded loads of their rows from registers.
+  const int rows_n = std::max(1, block / t);
+  const int per_thread = (t + rows_n - 1) / rows_n;
   const std::string R = std::to_string(per_thread);
   std::vector<int> hoisted, hoisted_roots;
+  int64_t registers = 0;  // what holding every load of a tile in registers takes
   for (size_t id = 0; id < nest.values.size(); ++id) {
     const ValueExpr& e = nest.values[id];
-    if (e.op != ValueOp::Load || e.pred >= 0 || from_tile.count(static_cast<int>(id))) continue;
+    if (e.op != ValueOp::Load || e.pred >= 0) continue;
+    registers += per_thread * std::max<int64_t>(1, dtype_size(e.dtype) / 4);
+    if (from_tile.count(static_cast<int>(id))) continue;
     hoisted.push_back(static_cast<int>(id));
     hoisted_roots.push_back(e.index);
-    out += "      " + std::string(memory_type(e.dtype)) + " h" + std::to_string(id) + "[" + R + "];\n";
-    from_tile[static_cast<int>(id)] = from_memory(e.dtype, "h" + std::to_string(id) + "[r]");
   }
-  auto row_loop = [&] {
+  // All of a tile's loads go out before any is used (the tiled ones into registers, then into
+  // shared memory after the other loads are issued) when they fit 40 registers: the loads are
+  // branch-free, positions past the edge reading the last element instead (never used); otherwise
+  // each tiled load is written to shared memory as it arrives.
+  const bool staged = registers <= 40;
+  // Opens a loop over a thread's r-th position of the tile: threads along p with `along_p`, along
+  // the innermost dim otherwise; guarded, or clamped into the tensor (`clamp`).
+  auto position_loop = [&](bool along_p, bool clamp) {
     out += "#pragma unroll\n";
     out += "      for (int r = 0; r < " + R + "; ++r) {\n";
     out += "        const int k = ty + r * " + rows + ";\n";
-    out += "        const vf_index " + vars[p] + " = " + pre + "tp + k, " + vars[rank - 1] + " = " + pre + "tl + tx;\n";
-    out += "        if (k < " + T + " && " + vars[p] + " < " + sp + " && " + vars[rank - 1] + " < " + sl + ") {\n";
+    const std::string ip = pre + "tp + " + (along_p ? "tx" : "k"), il = pre + "tl + " + (along_p ? "k" : "tx");
+    if (clamp) {
+      out += "        const vf_index " + vars[p] + " = min(" + ip + ", " + sp + " - 1), " + vars[rank - 1] + " = min(" + il +
+             ", " + sl + " - 1);\n";
+      out += "        {\n";
+    } else {
+      out += "        const vf_index " + vars[p] + " = " + ip + ", " + vars[rank - 1] + " = " + il + ";\n";
+      out += "        if (k < " + T + " && " + vars[p] + " < " + sp + " && " + vars[rank - 1] + " < " + sl + ") {\n";
+    }
   };
+  auto tile_loop = [&] { position_loop(true, staged); };
+  std::vector<int> roots;
+  for (int id : tiled) roots.push_back(nest.values[id].index);
+  auto tiled_load = [&](int id) {
+    const ValueExpr& e = nest.values[id];
+    return "((const " + std::string(memory_type(e.dtype)) + "*)a.f" + std::to_string(e.param) + ")[" +
+           index_ref(nest, e.index, vars) + "]";
+  };
+  for (int id : tiled)
+    if (staged) out += "      " + std::string(memory_type(nest.values[id].dtype)) + " x" + std::to_string(id) + "[" + R + "];\n";
+  tile_loop();
+  emit_index_defs(nest, roots, vars, "vf_index", "          ", out);
+  for (int id : tiled)
+    out += "          " + (staged ? "x" + std::to_string(id) + "[r]" : pre + "tile" + std::to_string(id) + "[tx][k]") +
+           " = " + tiled_load(id) + ";\n";
+  out += "        }\n      }\n";
+  for (int id : hoisted) {
+    const ValueExpr& e = nest.values[id];
+    out += "      " + std::string(memory_type(e.dtype)) + " h" + std::to_string(id) + "[" + R + "];\n";
+    from_tile[id] = from_memory(e.dtype, "h" + std::to_string(id) + "[r]");
+  }
+  auto row_loop = [&] { position_loop(false, false); };
   if (!hoisted.empty()) {
-    row_loop();
+    position_loop(false, staged);
     emit_index_defs(nest, hoisted_roots, vars, "vf_index", "          ", out);
     for (int id : hoisted) {
       const ValueExpr& e = nest.values[id];
       out += "          h" + std::to_string(id) + "[r] = ((const " + memory_type(e.dtype) + "*)a.f" +
              std::to_string(e.param) + ")[" + index_ref(nest, e.index, vars) + "];\n";
     }
+    out += "        }\n      }\n";
+  }
+  if (staged) {
+    position_loop(true, false);
+    for (int id : tiled) out += "          " + pre + "tile" + std::to_string(id) + "[tx][k] = x" + std::to_string(id) + "[r];\n";
     out += "        }\n      }\n";
   }
   out += "      __syncthreads();\n";
