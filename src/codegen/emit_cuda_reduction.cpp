@@ -23,15 +23,16 @@ void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& i
   out += indent + "for (int o = 16; o > 0; o >>= 1) " + acc + " = " +
          reduce_combine(r, acc, "vf_shfl_xor(" + acc + ", o)") + ";\n";
   if (team == 32) return;
-  const std::string smem = "red" + std::to_string(k);
+  // Rows alternate between two buffers (`parity`), so that the next row's writes need no barrier
+  // after this row's reads: the barrier of the row in between orders them.
+  const std::string smem = "red" + std::to_string(k), buf = smem + "[parity]";
   out += indent + "{\n";
-  out += indent + "  __shared__ " + compute_type(r.acc_dtype) + " " + smem + "[32];\n";
-  out += indent + "  if (threadIdx.x % 32 == 0) " + smem + "[threadIdx.x / 32] = " + acc + ";\n";
+  out += indent + "  __shared__ " + compute_type(r.acc_dtype) + " " + smem + "[2][32];\n";
+  out += indent + "  if (threadIdx.x % 32 == 0) " + buf + "[threadIdx.x / 32] = " + acc + ";\n";
   out += indent + "  __syncthreads();\n";
-  out += indent + "  " + acc + " = " + smem + "[0];\n";
+  out += indent + "  " + acc + " = " + buf + "[0];\n";
   out += indent + "  for (int w = 1; w < (int)(blockDim.x / 32); ++w) " + acc + " = " +
-         reduce_combine(r, acc, smem + "[w]") + ";\n";
-  out += indent + "  __syncthreads();\n";
+         reduce_combine(r, acc, buf + "[w]") + ";\n";
   out += indent + "}\n";
 }
 
@@ -254,8 +255,9 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, c
   out += "    const int lane = threadIdx.x % " + T + ";\n";
   out += "    const vf_i64 teams = (vf_i64)gridDim.x * (blockDim.x / " + T + ");\n";
   out += "    (void)inner;\n";
+  out += "    int parity = 0;\n";
   out += "    for (vf_i64 row = (vf_i64)blockIdx.x * (blockDim.x / " + T + ") + threadIdx.x / " + T +
-         "; row < rows; row += teams) {\n";
+         "; row < rows; row += teams, parity ^= 1) {\n";
   out += "      vf_index rest = (vf_index)row;\n";
   emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "      ", out);
   out += "      (void)rest;\n";
