@@ -156,10 +156,7 @@ Arg wrap_argument(nb::handle value, CallInfo& info) {
   if (is_torch_tensor(value)) {
     TorchTensorView view;
     const TorchApi* api = torch_api();
-    // CUDA tensors take the attribute path for now: with the fast path, 100,000 cached calls on the
-    // H200 grew the process by 55 to 141 MB (a host-side leak, not yet found; docs/python.md).
-    if (api != nullptr && api->read(o, &view) && view.device_type == kTorchCpu)
-      return wrap_torch_view(value, view, api, info);
+    if (api != nullptr && api->read(o, &view)) return wrap_torch_view(value, view, api, info);
     info.torch_attribute_path = true;
     return wrap_torch_tensor(nb::borrow(value), info);
   }

@@ -21,13 +21,6 @@ FAST, WHY = vf.torch_fast_path()
 needs_fast = pytest.mark.skipif(not FAST, reason=f"torch fast path not in use ({WHY})")
 
 
-def fast_path_device(device):
-    """Skips the CUDA parametrization of a test about the fast path, which CUDA tensors do not take."""
-    if device == "cuda":
-        pytest.skip("CUDA tensors take the attribute path for now: with the fast path, 100,000 calls grew "
-                    "the process by 55-141 MB on the H200 (docs/python.md)")
-
-
 def built_for_this_torch() -> bool:
     try:
         from viewfuse._torch_fast_build import TORCH_VERSION
@@ -91,7 +84,6 @@ def allocations_per_call(fd, args) -> float:
 @needs_fast
 @pytest.mark.parametrize("layout", ["contiguous", "offset", "expanded"])
 def test_cached_execute_creates_no_python_object_beyond_the_outputs(device, layout):
-    fast_path_device(device)
     fd = three_kinds_fd()
     args = [make((3, 4, 6), torch.float32, device, layout), 2.0]
     per_call = allocations_per_call(fd, args)
@@ -100,7 +92,6 @@ def test_cached_execute_creates_no_python_object_beyond_the_outputs(device, layo
 
 @needs_fast
 def test_attribute_path_creates_more_objects_than_the_outputs(device):
-    fast_path_device(device)
     # The same count on the path the fast one replaces: the check above fails there.
     fd = three_kinds_fd()
     args = [make((3, 4, 6), torch.float32, device), 2.0]
@@ -209,7 +200,6 @@ def test_runs_on_the_current_cuda_stream():
 @needs_fast
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="RSS is read from /proc (Linux)")
 def test_no_leak_over_100000_fast_calls(device):
-    fast_path_device(device)
     # Aliases, buffers that become outputs, views of them, and temporaries (the two sums run in
     # kernels of their own before the one that writes the outputs).
     with vf.FusionDefinition() as fd:
