@@ -28,7 +28,7 @@ const char* verdict_name(Verdict v) {
 
 FuzzTarget fuzz_target_from_env() {
   const char* device = std::getenv("VF_FUZZ_DEVICE");
-  if (device && std::strcmp(device, "cuda") == 0) return {std::make_shared<CudaBackend>(0), Device::Cuda};
+  if (device && std::strcmp(device, "cuda") == 0) return {std::make_shared<CudaBackend>(0), Device::Cuda, nullptr};
   CpuBackendOptions options;
   options.inline_extent = 64;
   FuzzTarget target{std::make_shared<CpuBackend>(options), Device::Cpu, nullptr};

@@ -94,7 +94,7 @@ TEST(RandomFusions, CudaMatchesReference) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device: the driver (libcuda.so.1) or a GPU is missing";
   if (const char* d = std::getenv("VF_FUZZ_DEVICE"); d && std::string(d) == "cuda")
     GTEST_SKIP() << "VF_FUZZ_DEVICE=cuda: RandomFusions.CompiledMatchesReference runs these on CUDA already";
-  check_random_fusions({std::make_shared<CudaBackend>(0), Device::Cuda});
+  check_random_fusions({std::make_shared<CudaBackend>(0), Device::Cuda, nullptr});
 }
 
 TEST(RandomFusionGenerator, SameSeed_SameProgram) {
