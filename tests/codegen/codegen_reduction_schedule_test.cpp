@@ -1,0 +1,155 @@
+// The CUDA schedule of reduction rows (generate_kernel.cpp choose_reduction_schedule,
+// emit_cuda_reduction.cpp): team size, 16-byte packs, what stays in registers, and the analysis of
+// loads that a reshape splits (kernel_ir.h group_var_uses). Values are checked against the
+// reference in codegen_reduction_test.cpp, on both backends.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "codegen/generate_kernel.h"
+#include "codegen/kernel_ir.h"
+#include "codegen_test_util.h"
+
+namespace vf {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using test::contiguous_spec;
+
+Value* constant(Fusion& f, double v) { return f.add_constant(Scalar::from_float(v)); }
+
+// Layer norm over the last dim of a bf16 [rows, n] input with bf16 weight and bias.
+void layer_norm(Fusion& f, int64_t rows, int64_t n) {
+  const Shape s{rows, n};
+  Value* x = f.add(OpKind::ConvertElementType, {f.add_tensor_input("x", DType::BFloat16, s)}, CastAttrs{DType::Float32});
+  Value* w = f.add_tensor_input("w", DType::BFloat16, {n});
+  auto vm = f.add_node(OpKind::VarMean, {x}, VarAttrs{{1}, 0});
+  auto row = [&](Value* v) { return f.add(OpKind::BroadcastInDim, {v}, BroadcastAttrs{s, {0}}); };
+  Value* r = f.add(OpKind::Rsqrt, {f.add(OpKind::Add, {vm[0], constant(f, 1e-5)})});
+  Value* y = f.add(OpKind::Mul, {f.add(OpKind::Sub, {x, row(vm[1])}), row(r)});
+  Value* wf = f.add(OpKind::BroadcastInDim, {f.add(OpKind::ConvertElementType, {w}, CastAttrs{DType::Float32})},
+                    BroadcastAttrs{s, {1}});
+  f.add_output(f.add(OpKind::ConvertElementType, {f.add(OpKind::Mul, {y, wf})}, CastAttrs{DType::BFloat16}));
+}
+
+TEST(ReductionSchedule, LayerNormRow_TeamOf128WithFourPacksPerThread) {
+  Fusion f;
+  layer_norm(f, 64, 4096);
+  const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
+  ASSERT_EQ(k.abi.nests.size(), 1u);
+  EXPECT_EQ(k.abi.nests[0].team, 128);
+  EXPECT_EQ(k.abi.nests[0].vec, 8);
+  EXPECT_EQ(k.abi.nests[0].per_thread, 32);
+  EXPECT_EQ(k.abi.block_size, 128);
+  EXPECT_THAT(k.source, HasSubstr("__launch_bounds__(128, 8)"));
+  EXPECT_THAT(k.source, HasSubstr("vf_pack<vf_u16, 8> pk"));  // x kept as packs across the phases
+  EXPECT_THAT(k.source, HasSubstr("if (row_aligned)"));        // else: the strided loop
+  EXPECT_THAT(k.source, HasSubstr("red0[2][32]"));             // combine buffers by row parity
+}
+
+TEST(ReductionSchedule, RowNotAMultipleOfThePack_NoPacks) {
+  Fusion f;
+  layer_norm(f, 4, 4099);
+  const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
+  EXPECT_EQ(k.abi.nests[0].vec, 1);
+  EXPECT_THAT(k.source, Not(HasSubstr("row_aligned")));
+}
+
+TEST(ReductionSchedule, RowTooLongForRegisters_StridedBlockOf512) {
+  Fusion f;
+  layer_norm(f, 2, 1 << 20);
+  const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
+  EXPECT_EQ(k.abi.nests[0].team, 512);
+  EXPECT_EQ(k.abi.nests[0].per_thread, 0);
+}
+
+// x + merge_heads(y) reduced over the merged dim: y's address is (k / hs) * stride + k % hs.
+std::string merge_heads_sum_source(int64_t H, int64_t hs) {
+  Fusion f;
+  const int64_t B = 2, T = 3, C = H * hs;
+  Value* y = f.add_tensor_input("y", DType::BFloat16, {B, H, T, hs});
+  Value* x = f.add_tensor_input("x", DType::BFloat16, {B, T, C});
+  Value* merged = f.add(OpKind::Reshape, {f.add(OpKind::Transpose, {y}, PermuteAttrs{{0, 2, 1, 3}})},
+                        ReshapeAttrs{{B, T, C}});
+  Value* h = f.add(OpKind::ConvertElementType, {f.add(OpKind::Add, {x, merged})}, CastAttrs{DType::Float32});
+  f.add_output(f.add(OpKind::Sum, {h}, DimsAttrs{{2}}));
+  return generate_kernel(contiguous_spec(f), Target::Cuda).source;
+}
+
+TEST(ReductionSchedule, RowSplitByReshape_BothLoadsInPacksWithAlignmentAtTheSplit) {
+  const std::string source = merge_heads_sum_source(4, 16);
+  EXPECT_THAT(source, HasSubstr("pk0 = *(const vf_pack<vf_u16, 8>*)"));
+  EXPECT_THAT(source, HasSubstr("pk1 = *(const vf_pack<vf_u16, 8>*)"));
+  EXPECT_THAT(source, HasSubstr("vf_index krest = a.f"));  // the alignment of element hs is checked
+}
+
+TEST(ReductionSchedule, RowAndHeadDimMultiplesOfFourOnly_PacksOfFour) {
+  const std::string source = merge_heads_sum_source(3, 12);  // rows of 36: packs of 4 bf16
+  EXPECT_THAT(source, HasSubstr("vf_pack<vf_u16, 4>"));
+  EXPECT_THAT(source, Not(HasSubstr("vf_pack<vf_u16, 8>")));
+}
+
+TEST(ReductionSchedule, Softmax_ExpComputedOnceInTheRegisterPath) {
+  Fusion f;
+  const Shape s{8, 2048};
+  Value* x = f.add_tensor_input("x", DType::Float32, s);
+  auto row = [&](Value* v) { return f.add(OpKind::BroadcastInDim, {v}, BroadcastAttrs{s, {0}}); };
+  Value* e = f.add(OpKind::Exp, {f.add(OpKind::Sub, {x, row(f.add(OpKind::Amax, {x}, DimsAttrs{{1}}))})});
+  f.add_output(f.add(OpKind::Div, {e, row(f.add(OpKind::Sum, {e}, DimsAttrs{{1}}))}));
+  const std::string source = generate_kernel(contiguous_spec(f), Target::Cuda).source;
+  const size_t fallback = source.find("} else {");
+  ASSERT_NE(fallback, std::string::npos) << source;
+  const size_t begin = source.find("if (row_aligned)");
+  ASSERT_LT(begin, fallback);
+  const std::string packed = source.substr(begin, fallback - begin);
+  size_t exps = 0;
+  for (size_t at = packed.find("vf_exp("); at != std::string::npos; at = packed.find("vf_exp(", at + 1)) ++exps;
+  EXPECT_EQ(exps, 1u) << packed;
+  EXPECT_THAT(packed, HasSubstr("cache"));  // the exp's values, read by the store loop
+}
+
+// A nest over one var k (a reduced var, dim 0) and index expressions built by hand.
+struct SplitNest {
+  LoopNest nest;
+  std::vector<AbiField> fields;
+  int k = 0;
+  int constant_field(int64_t value) {
+    AbiField field;
+    field.kind = AbiFieldKind::Constant;
+    field.value = value;
+    fields.push_back(field);
+    return nest.param(static_cast<int>(fields.size()) - 1);
+  }
+  SplitNest() { k = nest.var(0); }
+};
+
+TEST(GroupVarUses, DivAndModOfTheVarByAMultiple_GroupedAndUnit) {
+  SplitNest s;
+  const int c = s.constant_field(128), stride = s.constant_field(262144);
+  const int q = s.nest.binary(IndexOp::Div, s.k, c), r = s.nest.binary(IndexOp::Mod, s.k, c);
+  const int address = s.nest.binary(IndexOp::Add, s.nest.binary(IndexOp::Mul, q, stride), r);
+  const std::vector<VarUse> use = group_var_uses(s.nest, 0, 8, s.fields);
+  EXPECT_EQ(use[q], VarUse::Grouped);
+  EXPECT_EQ(use[r], VarUse::Unit);
+  EXPECT_EQ(use[address], VarUse::Unit);
+  EXPECT_EQ(var_uses(s.nest, 0)[address], VarUse::Other);  // without groups: not unit stride
+  EXPECT_EQ(var_divisors(s.nest, address, 0).size(), 1u);    // one field, c, divides and splits k
+}
+
+TEST(GroupVarUses, DivisorNotAMultipleOfTheGroup_Other) {
+  SplitNest s;
+  const int c = s.constant_field(12);
+  const int address = s.nest.binary(IndexOp::Add, s.nest.binary(IndexOp::Div, s.k, c),
+                                    s.nest.binary(IndexOp::Mod, s.k, c));
+  EXPECT_EQ(group_var_uses(s.nest, 0, 8, s.fields)[address], VarUse::Other);
+  EXPECT_EQ(group_var_uses(s.nest, 0, 4, s.fields)[address], VarUse::Unit);
+}
+
+TEST(GroupVarUses, TwoUnitTerms_Other) {
+  SplitNest s;
+  const int twice = s.nest.binary(IndexOp::Add, s.k, s.k);
+  EXPECT_EQ(group_var_uses(s.nest, 0, 8, s.fields)[twice], VarUse::Other);
+}
+
+}  // namespace
+}  // namespace vf
