@@ -276,8 +276,11 @@ nb::object torch_device(const CallInfo& info) {
   return c->torch.attr("device")("cuda", info.device_id);
 }
 
-nb::object torch_allocate(DType dtype, const CallInfo& info, int64_t numel, std::byte** data) {
-  // torch.empty with dtype and device bound, one per (device, index, dtype), kept for the process.
+namespace {
+
+// torch.empty(numel) on the call's device (PyTorch's allocator: its caching allocator on CUDA),
+// with dtype and device bound once per (device, index, dtype) and kept for the process.
+nb::object torch_empty(DType dtype, const CallInfo& info, int64_t numel, std::byte** data) {
   static auto* makers = new std::map<std::tuple<int, int, int>, nb::object>;
   auto key = std::make_tuple(static_cast<int>(info.device), info.device_id, static_cast<int>(dtype));
   auto it = makers->find(key);
@@ -292,12 +295,19 @@ nb::object torch_allocate(DType dtype, const CallInfo& info, int64_t numel, std:
   return buffer;
 }
 
-Tensor torch_fast_buffer(DType dtype, const Layout& layout, int64_t bytes, const CallInfo& info) {
-  const int64_t size = dtype_size(dtype);
+}  // namespace
+
+Tensor torch_buffer(DType dtype, const Layout& layout, int64_t bytes, const CallInfo& info) {
+  const int64_t size = dtype_size(dtype), numel = (bytes + size - 1) / size;
+  if (info.torch_api == nullptr) {
+    std::byte* data = nullptr;
+    nb::object buffer = torch_empty(dtype, info, numel, &data);
+    return Tensor{dtype, layout, info.device, make_owner(std::move(buffer), false), data, bytes};
+  }
   void* data = nullptr;
   const char* error = "";
   void* buffer = info.torch_api->allocate(static_cast<int>(dtype), info.device == Device::Cuda ? kTorchCuda : kTorchCpu,
-                                          info.device_id, (bytes + size - 1) / size, &data, &error);
+                                          info.device_id, numel, &data, &error);
   if (buffer == nullptr)
     throw DeviceError(detail::concat("allocating a ", dtype_long_name(dtype), " buffer of ", bytes, " bytes on ",
                                      device_name(info.device), ":", info.device_id, " through torch failed: ", error));

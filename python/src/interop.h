@@ -50,17 +50,14 @@ std::shared_ptr<void> make_owner(nb::object object, bool is_input, int64_t base_
 nb::object torch_dtype(DType dtype);
 nb::object torch_device(const CallInfo& info);
 
-// A new torch tensor of `numel` elements on the call's device (PyTorch's allocator: its caching
-// allocator on CUDA) and its data pointer.
-nb::object torch_allocate(DType dtype, const CallInfo& info, int64_t numel, std::byte** data);
+// A buffer of `bytes` for a run on torch tensors, from PyTorch's allocator (its caching allocator
+// on CUDA): TorchApi::allocate on the fast path (info.torch_api set), torch.empty otherwise.
+Tensor torch_buffer(DType dtype, const Layout& layout, int64_t bytes, const CallInfo& info);
 
 // An output as a torch tensor (a view of the buffer or input that owns its memory) or a numpy array.
 nb::object to_python(const Tensor& t, const CallInfo& info);
 
 // The torch current stream of the call's CUDA device, as a CUstream (null on CPU).
 void* torch_current_stream(const CallInfo& info);
-
-// A buffer of `bytes` for a run on the torch fast path (info.torch_api set): TorchApi::allocate.
-Tensor torch_fast_buffer(DType dtype, const Layout& layout, int64_t bytes, const CallInfo& info);
 
 }  // namespace vf::py

@@ -80,20 +80,10 @@ nb::list Runner::run(nb::handle inputs) {
   std::vector<Arg> args = wrap(inputs, info);
   CompiledFusion& cf = compiled(args, info);
   std::vector<Tensor> outputs;
-  if (info.torch_api != nullptr) {
+  if (info.torch) {
     RunHooks hooks;
     hooks.allocate = [&info](DType dtype, const Layout& layout, int64_t bytes) {
-      return torch_fast_buffer(dtype, layout, bytes, info);
-    };
-    hooks.stream = torch_current_stream(info);
-    outputs = cf.run(args, hooks);
-  } else if (info.torch) {
-    RunHooks hooks;
-    hooks.allocate = [&info](DType dtype, const Layout& layout, int64_t bytes) {
-      int64_t size = dtype_size(dtype);
-      std::byte* data = nullptr;
-      nb::object buffer = torch_allocate(dtype, info, (bytes + size - 1) / size, &data);
-      return Tensor{dtype, layout, info.device, make_owner(std::move(buffer), false), data, bytes};
+      return torch_buffer(dtype, layout, bytes, info);
     };
     hooks.stream = torch_current_stream(info);
     outputs = cf.run(args, hooks);
