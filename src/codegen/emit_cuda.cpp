@@ -361,14 +361,14 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, in
   }
   // The launch's block has `block` threads (pack_launch), so each phase's trip count is known.
   out += "    const int tx = threadIdx.x % " + T + ", ty = threadIdx.x / " + T + ";\n";
-  const std::string rows = std::to_string(std::max(1, block / t));
+  const int rows_n = std::max(1, block / t);  // tile rows a pass of the block covers
+  const std::string rows = std::to_string(rows_n);
   out += "    for (vf_i64 t = blockIdx.x; t < tiles; t += gridDim.x) {\n";
   for (const std::string& v : tvars) out += "      vf_index " + v + ";\n";
   emit_unravel("(vf_index)t", tsizes, tvars, "", index32, pre, "      ", out);
   out += "      " + pre + "tp *= " + T + ";\n      " + pre + "tl *= " + T + ";\n";
   // Phase 1: threads along p read the tiled loads; phase 2 (below): threads along the innermost dim
   // compute and store, reading the other unguarded loads of their rows from registers.
-  const int rows_n = std::max(1, block / t);
   const int per_thread = (t + rows_n - 1) / rows_n;
   const std::string R = std::to_string(per_thread);
   std::vector<int> hoisted, hoisted_roots;
@@ -402,7 +402,6 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, in
       out += "        if (k < " + T + " && " + vars[p] + " < " + sp + " && " + vars[rank - 1] + " < " + sl + ") {\n";
     }
   };
-  auto tile_loop = [&] { position_loop(true, staged); };
   std::vector<int> roots;
   for (int id : tiled) roots.push_back(nest.values[id].index);
   auto tiled_load = [&](int id) {
@@ -412,7 +411,7 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, in
   };
   for (int id : tiled)
     if (staged) out += "      " + std::string(memory_type(nest.values[id].dtype)) + " x" + std::to_string(id) + "[" + R + "];\n";
-  tile_loop();
+  position_loop(true, staged);
   emit_index_defs(nest, roots, vars, "vf_index", "          ", out);
   for (int id : tiled)
     out += "          " + (staged ? "x" + std::to_string(id) + "[r]" : pre + "tile" + std::to_string(id) + "[tx][k]") +
@@ -423,7 +422,6 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, in
     out += "      " + std::string(memory_type(e.dtype)) + " h" + std::to_string(id) + "[" + R + "];\n";
     from_tile[id] = from_memory(e.dtype, "h" + std::to_string(id) + "[r]");
   }
-  auto row_loop = [&] { position_loop(false, false); };
   if (!hoisted.empty()) {
     position_loop(false, staged);
     emit_index_defs(nest, hoisted_roots, vars, "vf_index", "          ", out);
@@ -440,7 +438,7 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, in
     out += "        }\n      }\n";
   }
   out += "      __syncthreads();\n";
-  row_loop();
+  position_loop(false, false);
   emit_nest_body(nest, vars, "vf_index", "          ", out, "", &from_tile);
   out += "        }\n      }\n      __syncthreads();\n";
   out += "    }\n  }\n";
