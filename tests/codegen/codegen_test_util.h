@@ -19,15 +19,7 @@
 #include "runtime/cpu_backend.h"
 #include "runtime/cuda_api.h"
 #include "runtime/cuda_device.h"
-
-// Skips the current test, with the reason, when NVRTC cannot be loaded.
-#define VF_TEST_REQUIRE_NVRTC() \
-  if (!::vf::nvrtc_available()) GTEST_SKIP() << "NVRTC not found (searched " << ::vf::nvrtc_search_list() << ")"
-
-// Skips the current test, with the reason, when there is no CUDA device or NVRTC cannot be loaded.
-#define VF_TEST_REQUIRE_GPU_AND_NVRTC()                                                                           \
-  if (!::vf::cuda_available()) GTEST_SKIP() << "no CUDA device: the driver (libcuda.so.1) or a GPU is missing"; \
-  VF_TEST_REQUIRE_NVRTC()
+#include "test_support.h"
 
 namespace vf::test {
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "test_support.h"
 #include "frontend/trace_reader.h"
 #include "random_fusion.h"
 #include "reference/compare.h"
@@ -132,7 +133,7 @@ TEST(ConcurrentRuns, CpuBackend8Threads_MatchReference) {
 }
 
 TEST(ConcurrentRuns, CudaBackend8Threads_MatchReference) {
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device: the driver (libcuda.so.1) or a GPU is missing";
+  VF_TEST_REQUIRE_GPU();
   run_concurrently(std::make_shared<CudaBackend>(0, std::filesystem::path()), Device::Cuda);
 }
 

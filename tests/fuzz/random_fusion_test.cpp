@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 
+#include "test_support.h"
 #include "frontend/trace_reader.h"
 #include "fuzz_check.h"
 #include "ir/print_trace.h"
@@ -91,7 +92,7 @@ TEST(RandomFusions, CompiledMatchesReference) {
 
 // The same programs on the CUDA backend, wherever a GPU is present (tools/gpu_test.sh).
 TEST(RandomFusions, CudaMatchesReference) {
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device: the driver (libcuda.so.1) or a GPU is missing";
+  VF_TEST_REQUIRE_GPU();
   if (const char* d = std::getenv("VF_FUZZ_DEVICE"); d && std::string(d) == "cuda")
     GTEST_SKIP() << "VF_FUZZ_DEVICE=cuda: RandomFusions.CompiledMatchesReference runs these on CUDA already";
   check_random_fusions({std::make_shared<CudaBackend>(0), Device::Cuda, nullptr});

@@ -5,9 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <span>
 
+#include "test_support.h"
 #include "codegen/generate_kernel.h"
 #include "frontend/trace_reader.h"
 #include "reference/compare.h"
@@ -26,9 +26,6 @@ namespace {
 
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
-
-#define VF_REQUIRE_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device: the driver (libcuda.so.1) or a GPU is missing"
 
 // exp of x broadcast to [n, n]: one kernel whose output is n*n floats.
 std::shared_ptr<Fusion> broadcast_exp(int64_t n) {
@@ -54,13 +51,6 @@ std::string run_and_compare(CompiledFusion& compiled, Device device) {
   return "";
 }
 
-fs::path fresh_dir(const std::string& name) {
-  std::random_device seed;
-  fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(seed()));
-  fs::remove_all(dir);
-  return dir;
-}
-
 // [2^25, 2^25] floats is 4 PiB: no machine has it.
 constexpr int64_t kHuge = int64_t{1} << 25;
 
@@ -81,7 +71,7 @@ TEST(HostMemory, TooLargeOutput_DeviceErrorNoLeakThenUsable) {
 }
 
 TEST(DeviceMemory, TooLargeOutput_DeviceErrorNoLeakThenUsable) {
-  VF_REQUIRE_GPU();
+  VF_TEST_REQUIRE_GPU();
   auto backend = std::make_shared<CudaBackend>(0, fs::path());
   CompiledFusion compiled(broadcast_exp(kHuge), ExecutorOptions{Device::Cuda, false}, backend);
   Tensor x = allocate_tensor(Device::Cuda, DType::Float32, Layout::contiguous({kHuge}), kHuge * 4);
@@ -101,8 +91,8 @@ TEST(DeviceMemory, TooLargeOutput_DeviceErrorNoLeakThenUsable) {
 // The CUDA backend with a cache directory that cannot be created (under a regular file) compiles
 // every kernel and runs correctly.
 TEST(CudaDiskCache, UnusableDirectory_CompilesAndRuns) {
-  VF_REQUIRE_GPU();
-  const fs::path file = fresh_dir("vf_cache_file");
+  VF_TEST_REQUIRE_GPU();
+  const fs::path file = test::fresh_dir("vf_cache_file");
   std::ofstream(file) << "not a directory";
   auto backend = std::make_shared<CudaBackend>(0, file / "cache");
   CompiledFusion compiled(broadcast_exp(33), ExecutorOptions{Device::Cuda, false}, backend);
@@ -143,7 +133,7 @@ int damage_entries(const fs::path& dir, int fault, const std::string& extension)
 // The CPU backend's disk cache: a damaged entry is rebuilt, a removed directory recreated, and the
 // results stay right; a healthy entry is loaded without compiling.
 TEST(CpuDiskCache, DamagedOrMissing_Recompiles) {
-  const fs::path dir = fresh_dir("vf_cpu_cache_faults");
+  const fs::path dir = test::fresh_dir("vf_cpu_cache_faults");
   auto run_with_cache = [&](int64_t expect_compiles, int64_t expect_hits) {
     CpuBackendOptions options;
     options.cache_dir = dir.string();
@@ -170,7 +160,7 @@ TEST(CpuDiskCache, DamagedOrMissing_Recompiles) {
 // A cache directory that cannot be created (under a regular file): every kernel is compiled, the
 // results are right and nothing throws.
 TEST(CpuDiskCache, UnusableDirectory_CompilesAndRuns) {
-  const fs::path file = fresh_dir("vf_cpu_cache_file");
+  const fs::path file = test::fresh_dir("vf_cpu_cache_file");
   std::ofstream(file) << "not a directory";
   CpuBackendOptions options;
   options.cache_dir = (file / "cache").string();
@@ -184,8 +174,8 @@ TEST(CpuDiskCache, UnusableDirectory_CompilesAndRuns) {
 
 // The same faults for the CUDA backend's disk cache; an image the driver rejects is rebuilt too.
 TEST(CudaDiskCache, DamagedOrMissing_Recompiles) {
-  VF_REQUIRE_GPU();
-  const fs::path dir = fresh_dir("vf_cuda_cache_faults");
+  VF_TEST_REQUIRE_GPU();
+  const fs::path dir = test::fresh_dir("vf_cuda_cache_faults");
   auto run_with_cache = [&](int64_t expect_compiles) {
     auto backend = std::make_shared<CudaBackend>(0, dir);
     CompiledFusion compiled(broadcast_exp(33), ExecutorOptions{Device::Cuda, false}, backend);
@@ -210,7 +200,7 @@ TEST(CudaDiskCache, DamagedOrMissing_Recompiles) {
 // A generated kernel that NVRTC rejects: DeviceError with NVRTC's log and the failing source saved
 // byte for byte. Needs NVRTC only, not a GPU.
 TEST(NvrtcFailure, BrokenGeneratedKernel_DeviceErrorWithSavedSource) {
-  if (!nvrtc_available()) GTEST_SKIP() << "NVRTC not found (searched " << nvrtc_search_list() << ")";
+  VF_TEST_REQUIRE_NVRTC();
   auto fusion = broadcast_exp(33);
   Plan plan = plan_fusion(*fusion, contiguous_input_layouts(*fusion), PlanOptions{});
   const Segment* kernel = nullptr;

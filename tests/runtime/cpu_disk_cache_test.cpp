@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <string>
 
+#include "test_support.h"
 #include "reference/compare.h"
 #include "reference/random_inputs.h"
 #include "reference/reference_executor.h"
@@ -46,13 +46,6 @@ std::string run_and_compare(const std::shared_ptr<Backend>& backend) {
   return "";
 }
 
-fs::path fresh_dir(const std::string& name) {
-  std::random_device seed;
-  fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(seed()));
-  fs::remove_all(dir);
-  return dir;
-}
-
 std::shared_ptr<CpuBackend> backend_in(const fs::path& dir, const std::string& flags = "") {
   CpuBackendOptions options;
   options.cache_dir = dir.string();
@@ -67,7 +60,7 @@ int entries_in(const fs::path& dir) {
 }
 
 TEST(CpuDiskCache, SecondBackend_LoadsWithoutCompiling) {
-  const fs::path dir = fresh_dir("vf_cpu_cache");
+  const fs::path dir = test::fresh_dir("vf_cpu_cache");
   auto first = backend_in(dir);
   ASSERT_EQ(run_and_compare(first), "");
   EXPECT_EQ(first->compile_count(), 1);
@@ -83,7 +76,7 @@ TEST(CpuDiskCache, SecondBackend_LoadsWithoutCompiling) {
 }
 
 TEST(CpuDiskCache, OtherFlags_AreAnotherEntry) {
-  const fs::path dir = fresh_dir("vf_cpu_cache_flags");
+  const fs::path dir = test::fresh_dir("vf_cpu_cache_flags");
   ASSERT_EQ(run_and_compare(backend_in(dir)), "");
   auto other = backend_in(dir, "-O1 -std=c++17 -shared -fPIC");
   EXPECT_EQ(run_and_compare(other), "");
@@ -96,7 +89,7 @@ TEST(CpuDiskCache, OtherFlags_AreAnotherEntry) {
 // Entries corrupted (every byte after the header flipped) or truncated are rejected and rebuilt; a
 // removed directory is recreated; after the rebuilds a new backend finds the entry again.
 TEST(CpuDiskCache, CorruptTruncatedOrMissing_Recompiles) {
-  const fs::path dir = fresh_dir("vf_cpu_cache_faults");
+  const fs::path dir = test::fresh_dir("vf_cpu_cache_faults");
   ASSERT_EQ(run_and_compare(backend_in(dir)), "");
   for (int fault = 0; fault < 3; ++fault) {
     SCOPED_TRACE(fault == 0 ? "corrupt" : fault == 1 ? "truncated" : "missing");
@@ -129,7 +122,7 @@ TEST(CpuDiskCache, CorruptTruncatedOrMissing_Recompiles) {
 
 // A cache directory that cannot be created (under a regular file): compiled every time, correct.
 TEST(CpuDiskCache, UnusableDirectory_CompilesAndRuns) {
-  const fs::path file = fresh_dir("vf_cpu_cache_file");
+  const fs::path file = test::fresh_dir("vf_cpu_cache_file");
   std::ofstream(file) << "not a directory";
   auto backend = backend_in(file / "cache");
   EXPECT_EQ(run_and_compare(backend), "");

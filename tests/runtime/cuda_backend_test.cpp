@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_support.h"
 #include "base/error.h"
 #include "codegen/generate_kernel.h"
 #include "ir/ir.h"
@@ -21,10 +22,6 @@ namespace vf {
 namespace {
 
 namespace fs = std::filesystem;
-
-#define VF_REQUIRE_GPU_AND_NVRTC()                                                                       \
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device: the driver (libcuda.so.1) or a GPU is missing"; \
-  if (!nvrtc_available()) GTEST_SKIP() << "NVRTC not found (searched " << nvrtc_search_list() << ")"
 
 // out = transpose(a) + b with a [7, 5] and b [5, 7], float32.
 struct TransposeAdd {
@@ -41,7 +38,7 @@ struct TransposeAdd {
 
 // Needs NVRTC only: the generated CUDA source compiles to sm_90 machine code.
 TEST(CudaGeneratedSource, TransposeAdd_CompilesForSm90) {
-  if (!nvrtc_available()) GTEST_SKIP() << "NVRTC not found (searched " << nvrtc_search_list() << ")";
+  VF_TEST_REQUIRE_NVRTC();
   TransposeAdd program;
   GeneratedKernel generated = generate_kernel(program.spec, Target::Cuda);
   CompiledCuda compiled = nvrtc_compile(generated.source, generated.entry, 9, 0);
@@ -59,7 +56,7 @@ TEST(CudaBackend, NoDevice_DeviceError) {
 
 // A generated kernel: out = transpose(a) + b on [5, 7] float32, against the reference executor.
 TEST(CudaBackend, TransposeAdd_MatchesReference) {
-  VF_REQUIRE_GPU_AND_NVRTC();
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   TransposeAdd program;
   const Fusion& fusion = program.fusion;
   const KernelSpec& spec = program.spec;
@@ -95,7 +92,7 @@ TEST(CudaBackend, TransposeAdd_MatchesReference) {
 }
 
 TEST(CudaBackend, DumpKernels_WritesSource) {
-  VF_REQUIRE_GPU_AND_NVRTC();
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   const fs::path dir = fs::temp_directory_path() / ("vf_dump_cuda_" + std::to_string(::getpid()));
   ::setenv("VF_DUMP_KERNELS", dir.c_str(), 1);
   TransposeAdd program;

@@ -2,12 +2,11 @@
 // Every test skips, with the reason, where cuda_available() is false (the build machines).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <random>
 #include <thread>
 
+#include "test_support.h"
 #include "base/error.h"
 #include "runtime/cuda_kernel_cache.h"
 #include "runtime/cuda_device.h"
@@ -18,13 +17,6 @@ namespace {
 
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
-
-#define VF_REQUIRE_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device: the driver (libcuda.so.1) or a GPU is missing"
-
-#define VF_REQUIRE_GPU_AND_NVRTC()                                                            \
-  VF_REQUIRE_GPU();                                                                           \
-  if (!nvrtc_available()) GTEST_SKIP() << "NVRTC not found (searched " << nvrtc_search_list() << ")"
 
 constexpr const char* kSaxpy = R"(
 struct SaxpyArgs { const float* x; float* y; float a; long long n; };
@@ -56,13 +48,8 @@ struct ReverseArgs {
   int n;
 };
 
-fs::path fresh_dir(const char* name) {
-  std::random_device seed;
-  return fs::temp_directory_path() / (std::string(name) + "_" + std::to_string(::getpid()) + "_" + std::to_string(seed()));
-}
-
 TEST(CudaDevice, Device0_HasPlausibleProperties) {
-  VF_REQUIRE_GPU();
+  VF_TEST_REQUIRE_GPU();
   const CudaDevice& device = cuda_device(0);
   EXPECT_GE(device.cc_major, 7);
   EXPECT_GT(device.sm_count, 0);
@@ -72,7 +59,7 @@ TEST(CudaDevice, Device0_HasPlausibleProperties) {
 }
 
 TEST(CudaMemory, AllocCopyRoundTrip_Accounted) {
-  VF_REQUIRE_GPU();
+  VF_TEST_REQUIRE_GPU();
   const int64_t live_before = cuda_live_bytes(), total_before = cuda_allocated_bytes();
   std::vector<int32_t> host(1000);
   for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<int32_t>(i * i - 7);
@@ -94,14 +81,14 @@ TEST(CudaMemory, AllocCopyRoundTrip_Accounted) {
 }
 
 TEST(CudaMemory, ZeroBytes_DistinctValidPointers) {
-  VF_REQUIRE_GPU();
+  VF_TEST_REQUIRE_GPU();
   DeviceBuffer a(0), b(0);
   EXPECT_NE(a.data(), nullptr);
   EXPECT_NE(a.data(), b.data());
 }
 
 TEST(CudaMemory, OutOfMemory_DeviceErrorThenUsable) {
-  VF_REQUIRE_GPU();
+  VF_TEST_REQUIRE_GPU();
   const int64_t live_before = cuda_live_bytes();
   const int64_t huge = int64_t{1} << 50;  // 1 PiB
   try {
@@ -119,8 +106,8 @@ TEST(CudaMemory, OutOfMemory_DeviceErrorThenUsable) {
 }
 
 TEST(CudaKernelCache, HandWrittenSaxpy_ComputesAndCaches) {
-  VF_REQUIRE_GPU_AND_NVRTC();
-  const fs::path dir = fresh_dir("vf_cuda_cache");
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  const fs::path dir = test::fresh_dir("vf_cuda_cache");
   const int n = 100000;
   std::vector<float> x(n), y(n);
   for (int i = 0; i < n; ++i) {
@@ -153,8 +140,8 @@ TEST(CudaKernelCache, HandWrittenSaxpy_ComputesAndCaches) {
 }
 
 TEST(CudaKernelCache, CorruptDiskEntry_Recompiled) {
-  VF_REQUIRE_GPU_AND_NVRTC();
-  const fs::path dir = fresh_dir("vf_cuda_cache");
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  const fs::path dir = test::fresh_dir("vf_cuda_cache");
   { CudaKernelCache(cuda_device(0), std::make_unique<DiskCache>(dir, ".cubin")).load(kSaxpy, "vf_test_saxpy"); }
   for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
     std::FILE* file = std::fopen(entry.path().c_str(), "r+b");
@@ -170,7 +157,7 @@ TEST(CudaKernelCache, CorruptDiskEntry_Recompiled) {
 }
 
 TEST(CudaKernelCache, LargeDynamicShared_OptsIn) {
-  VF_REQUIRE_GPU_AND_NVRTC();
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   const int n = 20000;  // 80000 bytes of shared memory
   if (cuda_device(0).max_shared_per_block_optin < n * 4) GTEST_SKIP() << "device allows less than 80000 shared bytes";
   CudaKernelCache backend(cuda_device(0), std::make_unique<DiskCache>(fs::path(), ".cubin"));
@@ -188,7 +175,7 @@ TEST(CudaKernelCache, LargeDynamicShared_OptsIn) {
 }
 
 TEST(CudaKernelCache, ConcurrentLoads_CompileOnce) {
-  VF_REQUIRE_GPU_AND_NVRTC();
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   CudaKernelCache backend(cuda_device(0), std::make_unique<DiskCache>(fs::path(), ".cubin"));
   std::vector<std::shared_ptr<const CudaKernel>> kernels(4);
   std::vector<std::thread> threads;
@@ -200,7 +187,7 @@ TEST(CudaKernelCache, ConcurrentLoads_CompileOnce) {
 }
 
 TEST(CudaKernelCache, CompileError_DeviceErrorThenRetry) {
-  VF_REQUIRE_GPU_AND_NVRTC();
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   CudaKernelCache backend(cuda_device(0), std::make_unique<DiskCache>(fs::path(), ".cubin"));
   const char* bad = "extern \"C\" __global__ void vf_test_bad() { undeclared_name(); }";
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -214,7 +201,7 @@ TEST(CudaKernelCache, CompileError_DeviceErrorThenRetry) {
 }
 
 TEST(CudaKernelCache, MissingEntry_NamesEntry) {
-  VF_REQUIRE_GPU_AND_NVRTC();
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
   CudaKernelCache backend(cuda_device(0), std::make_unique<DiskCache>(fs::path(), ".cubin"));
   try {
     backend.load(kSaxpy, "vf_no_such_entry");

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "test_support.h"
 #include "base/error.h"
 #include "runtime/cuda_device.h"
 
@@ -84,7 +85,7 @@ TEST(NvrtcSearch, ListsToolkitFallback) {
 }
 
 TEST(NvrtcCheck, Failure_NamesCall) {
-  if (!nvrtc_available()) GTEST_SKIP() << "NVRTC not found (searched " << nvrtc_search_list() << ")";
+  VF_TEST_REQUIRE_NVRTC();
   try {
     nvrtc_check(6, "nvrtcCompileProgram");  // NVRTC_ERROR_COMPILATION
     FAIL() << "nvrtc_check did not throw";

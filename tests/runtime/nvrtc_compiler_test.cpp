@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_support.h"
 #include "base/error.h"
 #include "runtime/cuda_api.h"
 
@@ -23,11 +24,8 @@ extern "C" __global__ void vf_test_saxpy(SaxpyArgs args) {
 }
 )";
 
-#define VF_REQUIRE_NVRTC() \
-  if (!nvrtc_available()) GTEST_SKIP() << "NVRTC not found (searched " << nvrtc_search_list() << ")"
-
 TEST(NvrtcCompile, Saxpy_Sm90Cubin) {
-  VF_REQUIRE_NVRTC();
+  VF_TEST_REQUIRE_NVRTC();
   CompiledCuda compiled = nvrtc_compile(kSaxpy, "vf_test_saxpy", 9, 0);
   EXPECT_TRUE(compiled.is_cubin);
   EXPECT_EQ(compiled.arch, "sm_90");
@@ -45,19 +43,19 @@ TEST(NvrtcCompile, Saxpy_Sm90Cubin) {
 }
 
 TEST(NvrtcCompile, SameSourceTwice_SameBytes) {
-  VF_REQUIRE_NVRTC();
+  VF_TEST_REQUIRE_NVRTC();
   EXPECT_EQ(nvrtc_compile(kSaxpy, "vf_test_saxpy", 9, 0).image, nvrtc_compile(kSaxpy, "vf_test_saxpy", 9, 0).image);
 }
 
 TEST(NvrtcCompile, LineInfo_Compiles) {
-  VF_REQUIRE_NVRTC();
+  VF_TEST_REQUIRE_NVRTC();
   CompiledCuda compiled = nvrtc_compile(kSaxpy, "vf_test_saxpy", 8, 0, {.line_info = true});
   EXPECT_EQ(compiled.arch, "sm_80");
   EXPECT_EQ(compiled.image[0], std::byte{0x7f});
 }
 
 TEST(NvrtcCompile, SyntaxError_LogAndSavedSource) {
-  VF_REQUIRE_NVRTC();
+  VF_TEST_REQUIRE_NVRTC();
   const std::string bad = "extern \"C\" __global__ void vf_test_bad(int* p) { p[0] = undeclared_name; }\n";
   try {
     nvrtc_compile(bad, "vf_test_bad", 9, 0);
@@ -78,7 +76,7 @@ TEST(NvrtcCompile, SyntaxError_LogAndSavedSource) {
 }
 
 TEST(NvrtcVersion, NamesMajorMinor) {
-  VF_REQUIRE_NVRTC();
+  VF_TEST_REQUIRE_NVRTC();
   EXPECT_THAT(nvrtc_version_string(), ::testing::MatchesRegex("nvrtc [0-9]+\\.[0-9]+"));
 }
 
@@ -101,7 +99,7 @@ TEST(NvrtcTarget, DeviceNewerThanNvrtc_PtxForNewestBelow) {
 }
 
 TEST(NvrtcTarget, DeviceOlderThanNvrtc_DeviceError) {
-  VF_REQUIRE_NVRTC();  // the message names the NVRTC version
+  VF_TEST_REQUIRE_NVRTC();  // the message names the NVRTC version
   try {
     nvrtc_target_for(6, 0, {75, 80, 90});
     FAIL() << "sm_60 accepted by an NVRTC whose oldest architecture is sm_75";

@@ -1,0 +1,40 @@
+// Helpers every test directory shares: skips, with their reasons, where CUDA or NVRTC is missing,
+// and fresh temporary directories.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "runtime/cuda_api.h"
+#include "runtime/cuda_device.h"
+
+// Skips the current test, with the reason, when NVRTC cannot be loaded.
+#define VF_TEST_REQUIRE_NVRTC() \
+  if (!::vf::nvrtc_available()) GTEST_SKIP() << "NVRTC not found (searched " << ::vf::nvrtc_search_list() << ")"
+
+// Skips the current test, with the reason, when there is no CUDA device (or driver).
+#define VF_TEST_REQUIRE_GPU() \
+  if (!::vf::cuda_available()) GTEST_SKIP() << "no CUDA device: the driver (libcuda.so.1) or a GPU is missing"
+
+// Skips the current test, with the reason, when there is no CUDA device or NVRTC cannot be loaded.
+#define VF_TEST_REQUIRE_GPU_AND_NVRTC() \
+  VF_TEST_REQUIRE_GPU();                \
+  VF_TEST_REQUIRE_NVRTC()
+
+namespace vf::test {
+
+// A path under the temporary directory that nothing else uses: <name>_<pid>_<random>, removed if
+// it exists.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  std::random_device seed;
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              (name + "_" + std::to_string(::getpid()) + "_" + std::to_string(seed()));
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+}  // namespace vf::test
