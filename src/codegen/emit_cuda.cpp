@@ -23,13 +23,18 @@ const char kPreludeCommon[] =
 std::string field(int k) { return "a.f" + std::to_string(k); }
 
 // Packs each thread keeps in flight per iteration of the vector loops: U independent 16-byte loads
-// per buffer before the first use. 4, or 2 when the body calls a math library function: the
-// unrolled copies of its body would not fit 64 registers.
-int packs_in_flight(const LoopNest& nest) {
+// per buffer before the first use. 4, or 2 when the body calls a math library function (the
+// unrolled copies of its body would not fit 64 registers), and at most as many as keep the
+// packs of all `vector_loads` within 48 registers (a RoPE reads eight packs a step).
+int packs_in_flight(const LoopNest& nest, int vector_loads) {
+  int u = 4;
   for (const ValueExpr& e : nest.values)
-    if (e.op == ValueOp::Apply && calls_math_function(e.fn)) return 2;
-  return 4;
+    if (e.op == ValueOp::Apply && calls_math_function(e.fn)) u = 2;
+  constexpr int kPackRegisters = 4, kLoadRegisters = 48;
+  return std::clamp(kLoadRegisters / std::max(1, kPackRegisters * vector_loads), 1, u);
 }
+
+int count(const std::vector<char>& flags) { return static_cast<int>(std::count(flags.begin(), flags.end(), 1)); }
 
 // 16 bytes over the widest element that the vector loads and stores move.
 int vector_width(const LoopNest& nest, const std::vector<char>& vector_load) {
@@ -48,7 +53,7 @@ void emit_vector_part(const LoopNest& nest, std::string& out) {
   std::vector<char> is_load(nest.values.size(), 0);
   for (size_t id = 0; id < nest.values.size(); ++id) is_load[id] = nest.values[id].op == ValueOp::Load;
   const int v = vector_width(nest, is_load);
-  const std::string V = std::to_string(v), U = std::to_string(packs_in_flight(nest));
+  const std::string V = std::to_string(v), U = std::to_string(packs_in_flight(nest, count(is_load)));
   auto base = [&](DType dtype, int data, int offset) {
     return std::string("((") + memory_type(dtype) + "*)" + field(data) + " + " + field(offset) + ")";
   };
@@ -144,22 +149,46 @@ bool row_vector_ok(const LoopNest& nest, const std::vector<VarUse>& use) {
   return true;
 }
 
-// The row-vector schedule: each step of a thread covers V consecutive points along the innermost
-// dim (the extent a multiple of V), with the outer index math done once per step (divisions by
-// multiply-high with 32-bit index math). Loads whose address is (invariant + innermost var) and
-// every store move whole packs when the step's addresses are aligned, element by element
-// otherwise; other loads read element by element. packs_in_flight steps per iteration, their
-// loads issued before any use. Extents that are not a multiple of V take the plain loop.
-void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, const std::vector<std::string>& sizes,
-                     const std::vector<std::string>& vars, bool index32, const std::string& pre, std::string& out) {
-  const size_t rank = nest.extents.size();
+// The loads of a row-vector nest that move whole packs of V: address (invariant + innermost var),
+// and a guard, if any, with one answer per aligned group of V (a cat's source ranges that start
+// at multiples of V: each pack comes from one source). Sets v to V.
+std::vector<char> row_vector_loads(const LoopNest& nest, const std::vector<VarUse>& use,
+                                   const std::vector<AbiField>& fields, int& v) {
+  const int64_t last = static_cast<int64_t>(nest.extents.size()) - 1;
   std::vector<char> vec_load(nest.values.size(), 0);
   for (size_t id = 0; id < nest.values.size(); ++id) {
     const ValueExpr& e = nest.values[id];
-    vec_load[id] = e.op == ValueOp::Load && e.pred < 0 && use[e.index] == VarUse::Unit;
+    vec_load[id] = e.op == ValueOp::Load && use[e.index] == VarUse::Unit;
   }
-  const int v = vector_width(nest, vec_load);
-  const std::string V = std::to_string(v), U = std::to_string(packs_in_flight(nest));
+  for (bool dropped = true; dropped;) {  // a guarded load dropped may widen V: check the others again
+    dropped = false;
+    v = vector_width(nest, vec_load);
+    const std::vector<VarUse> group_use = group_var_uses(nest, last, v, fields);
+    for (size_t id = 0; id < nest.values.size(); ++id) {
+      const int pred = nest.values[id].pred;
+      if (vec_load[id] && pred >= 0 && group_use[pred] != VarUse::Invariant && group_use[pred] != VarUse::Grouped) {
+        vec_load[id] = 0;
+        dropped = true;
+      }
+    }
+  }
+  return vec_load;
+}
+
+// The row-vector schedule: each step of a thread covers V consecutive points along the innermost
+// dim (the extent a multiple of V), with the outer index math done once per step (divisions by
+// multiply-high with 32-bit index math). The loads of row_vector_loads and every store move whole
+// packs when the step's addresses are aligned, element by element otherwise (a guarded load tests
+// its guard once per pack); other loads read element by element. packs_in_flight steps per
+// iteration, their loads issued before any use. Extents that are not a multiple of V take the
+// plain loop.
+void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, const std::vector<AbiField>& fields,
+                     const std::vector<std::string>& sizes, const std::vector<std::string>& vars, bool index32,
+                     const std::string& pre, std::string& out) {
+  const size_t rank = nest.extents.size();
+  int v = 1;
+  const std::vector<char> vec_load = row_vector_loads(nest, use, fields, v);
+  const std::string V = std::to_string(v), U = std::to_string(packs_in_flight(nest, count(vec_load)));
   std::vector<std::string> vsizes = sizes;
   vsizes[rank - 1] = pre + "sv";
   out += "    if (" + sizes[rank - 1] + " % " + V + " == 0) {\n";
@@ -182,6 +211,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, const
       decl += "        " + pack_type(e.dtype, v) + " " + p + "[" + U + "];\n";
       override[static_cast<int>(id)] = from_memory(e.dtype, p + "[u].e[lane]");
       roots.push_back(e.index);
+      if (e.pred >= 0) roots.push_back(e.pred);
     }
   }
   for (size_t k = 0; k < nest.stores.size(); ++k) {
@@ -221,6 +251,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, const
     const std::string p = "p" + std::to_string(id) + "[u]";
     const std::string at = "((const " + std::string(memory_type(e.dtype)) + "*)" + field(e.param) + " + " +
                            index_ref(nest, e.index, vars) + ")";
+    if (e.pred >= 0) out += "            if (!(" + index_ref(nest, e.pred, vars) + ")) " + p + " = {};\n            else\n";
     out += "            if (aligned[u]) " + p + " = *(const " + pack_type(e.dtype, v) + "*)" + at + ";\n";
     out += "            else\n#pragma unroll\n              for (int lane = 0; lane < " + V + "; ++lane) " + p +
            ".e[lane] = " + at + "[lane];\n";
@@ -444,7 +475,8 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, in
   out += "    }\n  }\n";
 }
 
-void emit_nest(const LoopNest& nest, int n, int tile, bool index32, int block, std::string& out) {
+void emit_nest(const LoopNest& nest, int n, const std::vector<AbiField>& fields, int tile, bool index32, int block,
+               std::string& out) {
   if (tile > 0) {
     emit_tiled_nest(nest, n, transposed_dim(nest), tile, index32, block, out);
     return;
@@ -466,7 +498,7 @@ void emit_nest(const LoopNest& nest, int n, int tile, bool index32, int block, s
     emit_vector_part(nest, out);
   } else if (!nest.flat && rank > 0) {
     const std::vector<VarUse> use = var_uses(nest, static_cast<int64_t>(rank) - 1);
-    if (row_vector_ok(nest, use)) emit_row_vector(nest, use, sizes, vars, index32, p, out);
+    if (row_vector_ok(nest, use)) emit_row_vector(nest, use, fields, sizes, vars, index32, p, out);
   }
   out += "    for (vf_i64 flat = start + (vf_i64)blockIdx.x * blockDim.x + threadIdx.x; flat < numel;\n";
   out += "         flat += (vf_i64)gridDim.x * blockDim.x) {\n";
@@ -542,7 +574,7 @@ std::string emit_cuda(const KernelIR& ir, const std::string& entry) {
     if (ir.nests[n].is_reduction())
       emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n], ir.abi.fields, out);
     else
-      emit_nest(ir.nests[n], static_cast<int>(n), sides[n], ir.abi.index32, ir.abi.block_size, out);
+      emit_nest(ir.nests[n], static_cast<int>(n), ir.abi.fields, sides[n], ir.abi.index32, ir.abi.block_size, out);
   }
   out += "}\n";
   return out;

@@ -195,6 +195,18 @@ std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t gr
     const AbiField& f = fields.at(static_cast<size_t>(nest.indices[id].value));
     return f.kind == AbiFieldKind::Constant && f.value > 0 && f.value % group == 0;
   };
+  // aligned[id]: the index is var plus or minus Constant multiples of group, so each aligned group
+  // of var lies on one side of a bound that is such a multiple.
+  auto multiple = [&](int id) {
+    if (id < 0) return false;
+    const IndexExpr& e = nest.indices[id];
+    if (e.op == IndexOp::Const) return e.value % group == 0;
+    if (e.op != IndexOp::Param) return false;
+    const AbiField& f = fields.at(static_cast<size_t>(e.value));
+    return f.kind == AbiFieldKind::Constant && f.value % group == 0;
+  };
+  std::vector<char> aligned(nest.indices.size(), 0);
+  auto is_aligned = [&](int id) { return id >= 0 && aligned[id]; };
   auto fixed = [](U u) { return u == U::Invariant || u == U::Grouped; };
   auto join = [](U a, U b) { return a == U::Grouped || b == U::Grouped ? U::Grouped : U::Invariant; };
   for (size_t id = 0; id < nest.indices.size(); ++id) {  // arena order is topological
@@ -202,15 +214,24 @@ std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t gr
     const U a = of(e.a), b = of(e.b), c = of(e.c);
     U u = U::Other;
     switch (e.op) {
-      case IndexOp::Var: u = e.value == var ? U::Unit : U::Invariant; break;
+      case IndexOp::Var:
+        u = e.value == var ? U::Unit : U::Invariant;
+        aligned[id] = e.value == var;
+        break;
       case IndexOp::Const: case IndexOp::Param: u = U::Invariant; break;
       case IndexOp::Add:
         if (fixed(a) && fixed(b)) u = join(a, b);
         else if ((a == U::Unit && fixed(b)) || (fixed(a) && b == U::Unit)) u = U::Unit;
+        aligned[id] = (is_aligned(e.a) && multiple(e.b)) || (multiple(e.a) && is_aligned(e.b));
         break;
       case IndexOp::Sub:
         if (fixed(a) && fixed(b)) u = join(a, b);
         else if (a == U::Unit && fixed(b)) u = U::Unit;
+        aligned[id] = is_aligned(e.a) && multiple(e.b);
+        break;
+      case IndexOp::Lt: case IndexOp::Ge:  // a cat's or pad's range test: one answer per group
+        if (fixed(a) && fixed(b)) u = join(a, b);
+        else if ((is_aligned(e.a) && multiple(e.b)) || (multiple(e.a) && is_aligned(e.b))) u = U::Grouped;
         break;
       case IndexOp::Mul:
         if (fixed(a) && fixed(b)) u = join(a, b);

@@ -116,6 +116,25 @@ TEST(CodegenCuda, TransposeNest_UsesSharedMemoryTiles) {
   EXPECT_EQ(generate_kernel(contiguous_spec(g), Target::Cuda).source.find("__shared__"), std::string::npos);
 }
 
+// A cat whose source ranges start at multiples of the pack loads each source's packs whole under
+// one guard per pack (zero when the guard is false); otherwise element by element.
+TEST(CodegenCuda, CatOfPackAlignedRanges_LoadsGuardedPacks) {
+  auto source = [](int64_t half) {
+    Fusion f;
+    Value* x = f.add_tensor_input("x", DType::BFloat16, {4, 3, 2 * half});
+    Value* lo = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, 0}, {4, 3, half}, {1, 1, 1}});
+    Value* hi = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, half}, {4, 3, 2 * half}, {1, 1, 1}});
+    // The permute makes the nest not flat, so that it takes the row-vector schedule.
+    Value* rot = f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, CatAttrs{2});
+    f.add_output(f.add(OpKind::Transpose, {rot}, PermuteAttrs{{1, 0, 2}}));
+    return generate_kernel(contiguous_spec(f), Target::Cuda).source;
+  };
+  const std::string aligned = source(64);
+  EXPECT_THAT(aligned, HasSubstr("[u] = {};"));  // a source's pack outside its range
+  EXPECT_THAT(aligned, HasSubstr("*(const vf_pack<vf_u16, 8>*)"));
+  EXPECT_EQ(source(12).find("[u] = {};"), std::string::npos);  // halves of 12: packs of 8 straddle
+}
+
 TEST(CodegenCuda, IndexWidth_FollowsLayoutClass) {
   Fusion f;
   Value* a = f.add_tensor_input("a", DType::Float32, {4, 8});

@@ -116,6 +116,38 @@ TEST(CodegenGpu, FlatVectorPathAndTail_MatchCpu) {
   }
 }
 
+// A rotate-half (RoPE's cat of neg(x[..., h:]) and x[..., :h]) of rows whose halves are multiples
+// of the pack (each pack from one source, loaded whole), of rows whose halves are not (loaded
+// element by element), and of a misaligned input (each pack element by element, its guard once).
+Fusion rotate_half(DType dtype, int64_t rows, int64_t half) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", dtype, {rows, 2 * half});
+  Value* c = f.add_tensor_input("c", dtype, {2 * half});
+  Value* lo = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0}, {rows, half}, {1, 1}});
+  Value* hi = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, half}, {rows, 2 * half}, {1, 1}});
+  Value* rot = f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, CatAttrs{1});
+  Value* cb = f.add(OpKind::BroadcastInDim, {c}, BroadcastAttrs{{rows, 2 * half}, {1}});
+  f.add_output(f.add(OpKind::Add, {f.add(OpKind::Mul, {x, cb}), rot}));
+  return f;
+}
+
+TEST(CodegenGpu, RotateHalfCat_MatchesCpu) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  for (DType dtype : {DType::BFloat16, DType::Float32}) {
+    for (int64_t half : {64, 12}) {
+      for (int64_t offset : {0, 1}) {
+        SCOPED_TRACE(std::string(dtype_short_name(dtype)) + " half " + std::to_string(half) + " offset " +
+                     std::to_string(offset));
+        Fusion f = rotate_half(dtype, 37, half);
+        HostTensor x = tensor_with_layout(dtype, Layout::contiguous({37, 2 * half}, offset));
+        std::vector<double> v = values(random_tensor(dtype, {37, 2 * half}, 52));
+        test::fill(x, [&](int64_t k) { return v[k]; });
+        expect_gpu_matches_cpu(f, {x, random_tensor(dtype, {2 * half}, 53)});
+      }
+    }
+  }
+}
+
 // Transpose-like nests take the shared-memory tiled schedule.
 TEST(CodegenGpu, TiledTranspose_MatchesCpu) {
   VF_TEST_REQUIRE_GPU_AND_NVRTC();

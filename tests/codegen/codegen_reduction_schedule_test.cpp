@@ -145,6 +145,24 @@ TEST(GroupVarUses, DivisorNotAMultipleOfTheGroup_Other) {
   EXPECT_EQ(group_var_uses(s.nest, 0, 4, s.fields)[address], VarUse::Unit);
 }
 
+// A cat's range test k - lo < hi: one answer per aligned group when the bounds are multiples.
+TEST(GroupVarUses, BoundTestAtMultiples_Grouped) {
+  SplitNest s;
+  const int c64 = s.constant_field(64), c12 = s.constant_field(12), c16 = s.constant_field(16);
+  const int shifted = s.nest.binary(IndexOp::Sub, s.k, c16);
+  const int below = s.nest.binary(IndexOp::Lt, shifted, c64);
+  const int above = s.nest.binary(IndexOp::Ge, s.k, c12);
+  const int both = s.nest.binary(IndexOp::And, below, s.nest.binary(IndexOp::Ge, s.k, c16));
+  const int off = s.nest.binary(IndexOp::Lt, s.nest.binary(IndexOp::Add, s.k, s.nest.constant(3)), c64);
+  const std::vector<VarUse> use = group_var_uses(s.nest, 0, 8, s.fields);
+  EXPECT_EQ(use[shifted], VarUse::Unit);
+  EXPECT_EQ(use[below], VarUse::Grouped);
+  EXPECT_EQ(use[both], VarUse::Grouped);
+  EXPECT_EQ(use[above], VarUse::Other);  // 12 splits the group [8, 16)
+  EXPECT_EQ(use[off], VarUse::Other);    // k + 3 < 64 changes inside the group [56, 64)
+  EXPECT_EQ(group_var_uses(s.nest, 0, 4, s.fields)[above], VarUse::Grouped);
+}
+
 TEST(GroupVarUses, TwoUnitTerms_Other) {
   SplitNest s;
   const int twice = s.nest.binary(IndexOp::Add, s.k, s.k);
