@@ -390,6 +390,16 @@ namespace vf {
 ScopedEmitter::ScopedEmitter(const LoopNest& nest, std::vector<std::string> vars, const char* index_type)
     : nest_(nest), vars_(std::move(vars)), index_type_(index_type) {
   nest.scope_of_values(inner_value_, ready_);
+  reciprocal_.assign(nest.values.size(), 0);
+  divides_by_reciprocal_.assign(nest.values.size(), 0);
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    const ValueExpr& e = nest.values[id];
+    if (e.op == ValueOp::Apply && e.fn == OpKind::Div && is_floating(e.dtype) && e.dtype == e.operand_dtype &&
+        inner_value_[id] && !inner_value_[e.args[1]]) {
+      divides_by_reciprocal_[id] = 1;
+      reciprocal_[e.args[1]] = 1;
+    }
+  }
   for (const ReduceStmt& r : nest.reductions) phases_ = std::max(phases_, r.phase + 1);
   const auto row_rank = static_cast<int64_t>(nest.extents.size());
   inner_index_.resize(nest.indices.size());
@@ -449,8 +459,14 @@ void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int
   for (size_t id = 0; id < nest_.values.size(); ++id) {
     if (!need_value[id] || (outer_only && inner_value_[id])) continue;
     defined_value_[id] = 1;
-    out += indent + "const " + compute_type(nest_.values[id].dtype) + " v" + std::to_string(id) + " = " +
-           value_def(nest_, static_cast<int>(id), vars_, "", value_override) + ";\n";
+    const ValueExpr& e = nest_.values[id];
+    const std::string type = compute_type(e.dtype), v = "v" + std::to_string(id);
+    std::string def = value_def(nest_, static_cast<int>(id), vars_, "", value_override);
+    if (divides_by_reciprocal_[id] && !(value_override && value_override->count(static_cast<int>(id))))
+      def = rounded(e.dtype, "vf_div_r(v" + std::to_string(e.args[0]) + ", v" + std::to_string(e.args[1]) + ", r" +
+                                 std::to_string(e.args[1]) + ")");
+    out += indent + "const " + type + " " + v + " = " + def + ";\n";
+    if (reciprocal_[id]) out += indent + "const " + type + " r" + std::to_string(id) + " = (" + type + ")1 / " + v + ";\n";
   }
 }
 

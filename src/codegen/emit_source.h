@@ -88,6 +88,9 @@ class ScopedEmitter {
   const char* index_type_;
   int phases_ = 0;
   std::vector<char> inner_value_, inner_index_, defined_index_, defined_value_;
+  // A floating division inside the row loops by a value computed once per row takes that value's
+  // reciprocal r<id>, defined with it, for a zero dividend (the prelude's vf_div_r: exact).
+  std::vector<char> reciprocal_, divides_by_reciprocal_;
   std::vector<int> ready_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 
 #include "codegen/generate_kernel.h"
@@ -268,6 +269,45 @@ void ReductionKernels::check_fused_normalizations(const Shape& s) {
     build(*f);
     const Plan plan = check(f, random_inputs(*f, seed++), s[1]);
     EXPECT_EQ(plan.kernel_count(), 1) << name;
+  }
+}
+
+// A division by a row's result inside the row (softmax's) divides zeros through the divisor's
+// reciprocal: a causal mask makes most dividends zero; rows summing to zero, to inf, to NaN and to
+// a negative value give NaN, zeros and signed zeros as the reference does (the sign is checked).
+TEST_P(ReductionKernels, DivisionByRowResult_ZeroDividendsAndSpecialDivisors) {
+  for (const int64_t n : {256, 257}) {
+    SCOPED_TRACE("rows of " + std::to_string(n));
+    const Shape s{8, n};
+    auto bcast = [&](Fusion& f, Value* row) { return f.add(OpKind::BroadcastInDim, {row}, BroadcastAttrs{s, {0}}); };
+    auto f = std::make_shared<Fusion>();
+    Value* x = f->add_tensor_input("x", DType::Float32, s);
+    Value* iota = f->add(OpKind::Iota, {}, IotaAttrs{n, 0, 1, DType::Int64});
+    Value* keep = f->add(OpKind::Ge, {f->add(OpKind::BroadcastInDim, {iota}, BroadcastAttrs{s, {1}}),
+                                      f->add_constant(Scalar::from_int(n / 2))});
+    Value* masked = f->add(OpKind::Where, {keep, x, f->add_constant(Scalar::from_float(0.0))});
+    f->add_output(f->add(OpKind::Div, {masked, bcast(*f, f->add(OpKind::Sum, {masked}, DimsAttrs{{1}}))}));
+    HostTensor xt = random_tensor(DType::Float32, s, 71);
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> v = test::values(xt);
+    for (int64_t k = 0; k < n; ++k) {
+      v[0 * n + k] = 0.0;                                  // sum 0: every quotient NaN
+      v[1 * n + k] = k == n - 1 ? inf : 1.0;               // sum inf: zeros, and inf / inf = NaN
+      v[2 * n + k] = k == n - 2 ? nan : 2.0;               // sum NaN
+      v[3 * n + k] = k % 2 ? -1.0 : -0.0;                  // negative sum: -0 / negative = +0
+      v[4 * n + k] = k % 3 ? 3.0 : -0.0;                   // positive sum: -0 stays -0
+    }
+    test::fill(xt, [&](int64_t k) { return v[k]; });
+    check(f, {xt}, n);
+    // The signs of the zeros, which compare_tensors does not look at.
+    CompiledFusion compiled(f, ExecutorOptions{GetParam(), false}, backend_);
+    const HostTensor out = host_copy(compiled.run({copy_to(to_tensor(xt), GetParam())})[0]);
+    const HostTensor expected = run_reference(*f, {xt})[0];
+    const std::vector<double> got = test::values(out), want = test::values(expected);
+    for (size_t k = 0; k < got.size(); ++k)
+      if (want[k] == 0.0) {
+        ASSERT_EQ(std::signbit(got[k]), std::signbit(want[k])) << "element " << k;
+      }
   }
 }
 
