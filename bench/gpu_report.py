@@ -79,10 +79,14 @@ def _einsum_table(results: dict) -> list[str]:
 
 
 def _cpp_times(results: dict) -> dict:
-    """Google Benchmark's real time per iteration in us, by benchmark name."""
+    """Google Benchmark's real time per iteration in us, by benchmark name: the median of the
+    repetitions when the run has repetitions, else the one measurement."""
     host = results.get("cpp", {}).get("host_latency", {})
     scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-    return {b["name"]: b["real_time"] * scale.get(b.get("time_unit", "ns"), 1e-3) for b in host.get("benchmarks", [])}
+    rows = host.get("benchmarks", [])
+    if any(b.get("aggregate_name") for b in rows):
+        rows = [dict(b, name=b["run_name"]) for b in rows if b.get("aggregate_name") == "median"]
+    return {b["name"]: b["real_time"] * scale.get(b.get("time_unit", "ns"), 1e-3) for b in rows}
 
 
 def _launch_floor(results: dict):
@@ -132,7 +136,9 @@ def _cpp_sections(results: dict) -> list[str]:
         note = cpp.get("host_latency_stderr", "").strip()
         if "skipped" in note:
             out += ["", "Note: " + note]
-        out += ["", "BM_CpuRun_* include the tiny CPU kernel itself; BM_CudaRun_* take outputs from a reusing "
+        out += ["", "Each time is the median of the benchmark's repetitions, run in random interleaved order "
+                "(Google Benchmark). "
+                "BM_CpuRun_* include the tiny CPU kernel itself; BM_CudaRun_* take outputs from a reusing "
                 "allocator hook, as the Python package does through PyTorch's caching allocator "
                 "(*_DriverAlloc: cuMemAlloc/cuMemFree per call)."]
     else:

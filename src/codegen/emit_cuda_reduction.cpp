@@ -7,8 +7,7 @@
 //
 // A row of at most team * per_thread elements is held in registers (RowSchedule below): read
 // once however many phases the nest has, in 16-byte packs when the row is aligned, every load of
-// a loop in flight at once, and the next row's packs prefetched into L2 meanwhile. An unaligned row
-// takes the strided loop.
+// a loop in flight at once. An unaligned row takes the strided loop.
 #include <tuple>
 #include <unordered_map>
 
@@ -81,19 +80,6 @@ class RowSchedule {
     }
   }
 
-  // The packed loads whose address moves with the row (not a layer norm's weights, say).
-  std::vector<int> packed_row_loads() const {
-    std::vector<char> moves(nest_.indices.size(), 0);
-    for (size_t d = 0; d < nest_.extents.size(); ++d) {
-      const std::vector<VarUse> use = var_uses(nest_, static_cast<int64_t>(d));
-      for (size_t id = 0; id < use.size(); ++id) moves[id] = moves[id] || use[id] != VarUse::Invariant;
-    }
-    std::vector<int> loads;
-    for (size_t id = 0; id < nest_.values.size(); ++id)
-      if (packed_[id] && moves[nest_.values[id].index]) loads.push_back(static_cast<int>(id));
-    return loads;
-  }
-
   // The (dtype, param, index) of the packed loads and stores.
   std::vector<std::tuple<DType, int, int>> packed_addresses() const {
     std::vector<std::tuple<DType, int, int>> at;
@@ -135,9 +121,9 @@ class RowSchedule {
   }
 
  int vec() const { return v_; }
- int groups() const { return per_thread_ / v_; }
 
  private:
+  int groups() const { return per_thread_ / v_; }
 
   void unravel_inner(const std::string& from, const std::string& indent, std::string& out) const {
     const size_t rank = nest_.extents.size(), inner = nest_.inner_extents.size();
@@ -248,38 +234,6 @@ class RowSchedule {
   int v_;
 };
 
-// Prefetches into L2 what the packed `loads` will read of the team's next row, group by group as
-// RowSchedule loads it, so that the next row is on its way while this one is combined and stored
-// (a team holds one row in registers at a time; without this, it has no load in flight between its
-// row's loads). Inside a block of its own: the next row's loop vars shadow this row's.
-void emit_next_row_prefetch(const LoopNest& nest, const std::vector<int>& loads, const std::vector<std::string>& vars,
-                            const std::string& p, int team, int groups, int v, std::string& out) {
-  const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
-  std::vector<int> roots;
-  for (int id : loads) roots.push_back(nest.values[id].index);
-  out += "      {  // the next row, into L2\n";
-  out += "        const vf_i64 next = row + teams;\n";
-  out += "        if (next < rows) {\n";
-  out += "          vf_index rest = (vf_index)next;\n";
-  emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "          ", out);
-  out += "          (void)rest;\n";
-  out += "#pragma unroll\n";
-  out += "          for (int g = 0; g < " + std::to_string(groups) + "; ++g) {\n";
-  out += "            const vf_index kg = (vf_index)((g * " + std::to_string(team) + " + lane) * " + std::to_string(v) + ");\n";
-  out += "            if (kg >= inner) break;\n";
-  out += "            vf_index krest = kg;\n";
-  emit_position_unravel(vars, rank, rank + inner, p + "s", "krest", "const vf_index ", "            ", out);
-  emit_index_defs(nest, roots, vars, "vf_index", "            ", out);
-  for (int id : loads) {
-    const ValueExpr& e = nest.values[id];
-    out += "            vf_prefetch_l2((const " + std::string(memory_type(e.dtype)) + "*)a.f" + std::to_string(e.param) +
-           " + " + index_ref(nest, e.index, vars) + ");\n";
-  }
-  out += "          }\n";
-  out += "        }\n";
-  out += "      }\n";
-}
-
 }  // namespace
 
 void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, const std::vector<AbiField>& fields,
@@ -309,8 +263,6 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, c
   out += "      (void)rest;\n";
   ScopedEmitter em(nest, vars, "vf_index");
   RowSchedule rs(nest, fields, em, vars, p, team, abi.per_thread, abi.per_thread > 0 ? abi.vec : 1);
-  if (const std::vector<int> loads = rs.packed_row_loads(); !loads.empty())
-    emit_next_row_prefetch(nest, loads, vars, p, team, rs.groups(), rs.vec(), out);
   if (!rs.packed_addresses().empty()) {
     // Every group of a row is aligned when the row's first element is (v divides the row), and,
     // for an address that divides the reduced var by c (a split by a reshape), element c is too.
