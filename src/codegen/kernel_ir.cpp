@@ -230,8 +230,9 @@ std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t gr
         aligned[id] = is_aligned(e.a) && multiple(e.b);
         break;
       case IndexOp::Lt: case IndexOp::Ge:  // a cat's or pad's range test: one answer per group
+        // x < c and x >= c split the values of x at c; c < x and c >= x split them at c + 1.
         if (fixed(a) && fixed(b)) u = join(a, b);
-        else if ((is_aligned(e.a) && multiple(e.b)) || (multiple(e.a) && is_aligned(e.b))) u = U::Grouped;
+        else if (is_aligned(e.a) && multiple(e.b)) u = U::Grouped;
         break;
       case IndexOp::Mul:
         if (fixed(a) && fixed(b)) u = join(a, b);

@@ -161,6 +161,11 @@ TEST(GroupVarUses, BoundTestAtMultiples_Grouped) {
   EXPECT_EQ(use[above], VarUse::Other);  // 12 splits the group [8, 16)
   EXPECT_EQ(use[off], VarUse::Other);    // k + 3 < 64 changes inside the group [56, 64)
   EXPECT_EQ(group_var_uses(s.nest, 0, 4, s.fields)[above], VarUse::Grouped);
+  // 64 < k and 64 >= k change between k = 64 and k = 65, inside the group [64, 72).
+  const int after = s.nest.binary(IndexOp::Lt, c64, s.k), upto = s.nest.binary(IndexOp::Ge, c64, s.k);
+  const std::vector<VarUse> swapped = group_var_uses(s.nest, 0, 8, s.fields);
+  EXPECT_EQ(swapped[after], VarUse::Other);
+  EXPECT_EQ(swapped[upto], VarUse::Other);
 }
 
 TEST(GroupVarUses, TwoUnitTerms_Other) {
