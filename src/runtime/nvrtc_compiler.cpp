@@ -102,6 +102,7 @@ CompiledCuda nvrtc_compile(std::string_view source, std::string_view name, int c
   const std::string arch_option = "--gpu-architecture=" + result.arch;
   std::vector<const char*> argv = {arch_option.c_str(), "--std=c++17", "-default-device"};
   if (options.line_info) argv.push_back("-lineinfo");
+  if (options.ptxas_report) argv.push_back("--ptxas-options=-v");
   nvrtcResult compiled = api.nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
   if (compiled != kNvrtcSuccess) {
     std::string log = program_log(api, program);
@@ -111,6 +112,7 @@ CompiledCuda nvrtc_compile(std::string_view source, std::string_view name, int c
                                      "\nthe failing source is saved at ", save_failed_source(source, name)));
   }
 
+  result.log = program_log(api, program);
   size_t size = 0;
   if (target.cubin) {
     nvrtc_check(api.nvrtcGetCUBINSize(program, &size), "nvrtcGetCUBINSize");

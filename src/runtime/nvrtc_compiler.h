@@ -9,7 +9,8 @@
 namespace vf {
 
 struct NvrtcOptions {
-  bool line_info = false;  // -lineinfo, for profilers
+  bool line_info = false;     // -lineinfo, for profilers
+  bool ptxas_report = false;  // ptxas -v: registers, spills and shared memory per kernel, in the log
 };
 
 // The result of one compile: CUBIN machine code for the requested architecture, or PTX when
@@ -18,6 +19,7 @@ struct CompiledCuda {
   std::vector<std::byte> image;  // CUBIN (an ELF file), or PTX text with its terminating NUL
   bool is_cubin = true;
   std::string arch;  // "sm_90", or "compute_90" for PTX
+  std::string log;   // NVRTC's log of a successful compile (warnings; ptxas's report when asked)
 };
 
 // Compiles `source` (a self-contained translation unit) for compute capability major.minor.
