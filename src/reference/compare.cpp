@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <unordered_set>
+#include <vector>
 #include <sstream>
 
 #include "base/error.h"
@@ -46,6 +48,30 @@ Tolerance default_tolerance(DType dtype) {
       return {0, 0};
   }
   return {0, 0};
+}
+
+Tolerance reduction_tolerance(DType dtype, int64_t terms) {
+  Tolerance t = default_tolerance(dtype);
+  const double scale = std::sqrt(std::max(1.0, static_cast<double>(terms) / 16.0));
+  t.rtol *= scale;
+  t.atol *= scale;
+  return t;
+}
+
+Tolerance output_tolerance(const Value* output) {
+  int64_t terms = 1;
+  std::vector<const Value*> stack{output};
+  std::unordered_set<const Value*> seen;
+  while (!stack.empty()) {
+    const Value* v = stack.back();
+    stack.pop_back();
+    if (!v->producer || !seen.insert(v).second) continue;
+    const Node& n = *v->producer;
+    if (op_category(n.op) == OpCategory::Reduction && n.inputs[0]->numel() > 0)
+      terms = std::max(terms, n.inputs[0]->numel() / std::max<int64_t>(1, v->numel()));
+    for (const Value* in : n.inputs) stack.push_back(in);
+  }
+  return reduction_tolerance(output->dtype, terms);
 }
 
 Comparison compare_tensors(const HostTensor& actual, const HostTensor& expected, Tolerance tol) {

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "ir/ir.h"
 #include "layout/host_tensor.h"
 
 namespace vf {
@@ -12,6 +13,13 @@ struct Tolerance {
   double atol = 0;
 };
 Tolerance default_tolerance(DType dtype);  // exact for integers and bool
+// For results of reductions combining `terms` values: the dtype's tolerance widened by the square
+// root of (terms / 16) (sums in another order than the reference's, which accumulates floats in
+// double, differ by about that much more).
+Tolerance reduction_tolerance(DType dtype, int64_t terms);
+// The tolerance for a fusion output: reduction_tolerance for the most terms that any reduction it
+// depends on combines (its dtype's default when there is none).
+Tolerance output_tolerance(const Value* output);
 
 struct Comparison {
   bool ok = true;

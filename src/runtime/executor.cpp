@@ -246,7 +246,8 @@ std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const s
   plan_options.bookend = options_.bookend;
   p->plan = plan_fusion(*fusion_, layouts, plan_options);
   const Plan& plan = p->plan;
-  const auto& inputs = fusion_->inputs();
+  const Fusion& planned = plan.planned(*fusion_);  // (the rewritten one, when reductions were split)
+  const auto& inputs = planned.inputs();
   p->steps.resize(plan.segments.size());
   for (size_t s = 0; s < plan.segments.size(); ++s) {
     const Segment& seg = plan.segments[s];
@@ -258,7 +259,7 @@ std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const s
     for (const BufferPlan& b : plan.buffers) {
       if (b.last_use != static_cast<int>(s)) continue;
       step.dead_bytes += b.bytes;
-      for (const auto& v : fusion_->values())
+      for (const auto& v : planned.values())
         if (plan.placement[v->id].storage == b.value) step.dead_values.push_back(v->id);
     }
     p->max_segment_inputs = std::max(p->max_segment_inputs, seg.inputs.size());
@@ -309,8 +310,9 @@ std::vector<Tensor> CompiledFusion::run(const std::vector<Arg>& args, const RunH
   const Prepared& prepared = prepare(args);
   const Plan& plan = prepared.plan;
   const Device device = options_.device;
+  const Fusion& planned = plan.planned(*fusion_);
   Allocations alloc(device, hooks);
-  ScratchLease lease(prepared.scratch, fusion_->values().size(), prepared.max_segment_inputs,
+  ScratchLease lease(prepared.scratch, planned.values().size(), prepared.max_segment_inputs,
                      prepared.max_segment_outputs);
   RunScratch& scratch = *lease;
   std::vector<RunSlot>& slots = scratch.slots;
@@ -322,7 +324,7 @@ std::vector<Tensor> CompiledFusion::run(const std::vector<Arg>& args, const RunH
   };
   for (size_t i = 0; i < args.size(); ++i)
     if (const Tensor* t = std::get_if<Tensor>(&args[i]))
-      slots[fusion_->inputs()[i]->id] = RunSlot{t->data, t->buffer_bytes, &t->layout, &t->owner, t->dtype};
+      slots[planned.inputs()[i]->id] = RunSlot{t->data, t->buffer_bytes, &t->layout, &t->owner, t->dtype};
 
   for (size_t s = 0; s < plan.segments.size(); ++s) {
     const Segment& seg = plan.segments[s];

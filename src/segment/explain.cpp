@@ -44,10 +44,16 @@ void pad_to(std::ostringstream& out, const std::string& text, size_t width) {
 
 }  // namespace
 
-std::string explain_text(const Fusion& fusion, const Plan& plan) {
+std::string explain_text(const Fusion& given, const Plan& plan) {
+  const Fusion& fusion = plan.planned(given);
   std::ostringstream out;
   out << "plan: " << fusion.inputs().size() << " input(s), " << fusion.outputs().size() << " output(s), "
-      << fusion.nodes().size() << " op(s); bookend " << (plan.bookend ? "on" : "off") << "\n\nsegments\n";
+      << fusion.nodes().size() << " op(s); bookend " << (plan.bookend ? "on" : "off") << "\n";
+  if (!plan.rewrites.empty()) {
+    out << "\nsplit reductions (two kernels each: partials, then their reduction)\n";
+    for (const std::string& r : plan.rewrites) out << "  " << r << "\n";
+  }
+  out << "\nsegments\n";
   for (size_t i = 0; i < plan.segments.size(); ++i) {
     const Segment& s = plan.segments[i];
     std::string head = "  #" + std::to_string(i) + " " + segment_kind_name(s.kind);
@@ -97,10 +103,11 @@ std::string explain_text(const Fusion& fusion, const Plan& plan) {
   return out.str();
 }
 
-nlohmann::json explain_json(const Fusion& fusion, const Plan& plan) {
+nlohmann::json explain_json(const Fusion&, const Plan& plan) {
   using nlohmann::json;
   json j;
   j["bookend"] = plan.bookend;
+  if (!plan.rewrites.empty()) j["split_reductions"] = plan.rewrites;
   j["kernels"] = plan.kernel_count();
   j["allocated_bytes"] = plan.allocated_bytes;
   j["peak_bytes"] = plan.peak_bytes;

@@ -73,10 +73,15 @@ struct OutputPlan {
 struct PlanOptions {
   bool bookend = false;              // peel leading and trailing view chains (passes/bookend.h)
   bool reductions_in_kernels = true;  // false: segments with reductions run on the host (reference)
+  bool split_reductions = true;      // two stages for few long rows (passes/split_reductions.h)
 };
 
 struct Plan {
   bool bookend = false;
+  // The fusion planned, when planning rewrote the one given (split reductions); every Value and
+  // Node of the plan is then one of its own. Its inputs and outputs match the given fusion's.
+  std::shared_ptr<const Fusion> rewritten;
+  std::vector<std::string> rewrites;  // what was rewritten, a line each
   std::vector<Segment> segments;
   std::vector<BufferPlan> buffers;
   std::vector<OutputPlan> outputs;
@@ -86,6 +91,8 @@ struct Plan {
   int64_t peak_bytes = 0;
 
   int kernel_count() const;  // launches of one execution
+  // The fusion the plan's values belong to: `rewritten`, or the one that was planned as given.
+  const Fusion& planned(const Fusion& given) const { return rewritten ? *rewritten : given; }
 };
 
 }  // namespace vf

@@ -1,7 +1,10 @@
 // The planning pipeline, in order:
 //
+//  0. Split reductions (PlanOptions::split_reductions): a reduction of few long rows becomes two
+//     (passes/split_reductions.h), and the rest of the pipeline plans the rewritten fusion. First,
+//     because it changes the ops there are.
 //  1. Bookend split (only with PlanOptions::bookend): leading and trailing view ops are set apart.
-//     It runs first because it decides which ops the fused part holds at all.
+//     It runs first among the rest because it decides which ops the fused part holds at all.
 //  2. Leading eager ops: each becomes a view or a copy of its input, as eager PyTorch would do.
 //  3. Alias analysis over the whole fusion, seeded with every value whose storage is now known.
 //     Outputs of the fused part that are views of known storage become alias segments.
@@ -28,6 +31,7 @@
 #include "codegen/lower_kernel.h"
 #include "layout/view_algebra.h"
 #include "passes/bookend.h"
+#include "passes/split_reductions.h"
 #include "segment/extract_segment.h"
 #include "segment/memory_plan.h"
 #include "segment/output_layouts.h"
@@ -354,6 +358,15 @@ class Planner {
 }  // namespace
 
 Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts, const PlanOptions& options) {
+  if (options.split_reductions && options.reductions_in_kernels) {
+    SplitReductions split = split_long_reductions(fusion);
+    if (split.fusion) {
+      Plan plan = Planner(*split.fusion, input_layouts, options).run();
+      plan.rewritten = std::move(split.fusion);
+      plan.rewrites = std::move(split.notes);
+      return plan;
+    }
+  }
   return Planner(fusion, input_layouts, options).run();
 }
 

@@ -25,16 +25,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Sums of n terms computed in a different order than the reference's (which accumulates floats in
-// double): the dtype's tolerance, widened with the square root of the terms per result.
-Tolerance reduction_tolerance(DType dtype, int64_t n) {
-  Tolerance t = default_tolerance(dtype);
-  const double scale = std::sqrt(std::max<double>(1.0, static_cast<double>(n) / 16.0));
-  t.rtol *= scale;
-  t.atol *= scale;
-  return t;
-}
-
 // An input of `shape` with a chosen kind of layout, filled from `seed`.
 enum class InputLayout { Contiguous, Transposed, Expanded, Offset, Misaligned };
 
@@ -308,6 +298,40 @@ TEST_P(ReductionKernels, DivisionByRowResult_ZeroDividendsAndSpecialDivisors) {
       if (want[k] == 0.0) {
         ASSERT_EQ(std::signbit(got[k]), std::signbit(want[k])) << "element " << k;
       }
+  }
+}
+
+// Few rows longer than a team keeps in registers are reduced in two stages (passes/split_reductions.h):
+// whole-tensor sums, half types (float32 partials), reduced dims that are not innermost, and a
+// softmax over long rows whose max and sum are both split, the epilogue reading their results.
+TEST_P(ReductionKernels, LongFewRows_SplitInTwoStagesMatchReference) {
+  std::vector<std::pair<std::string, std::function<void(Fusion&)>>> cases;
+  auto reduce = [&](OpKind op, DType dtype, Shape shape, std::vector<int64_t> dims) {
+    return [=](Fusion& f) { f.add_output(f.add(op, {f.add_tensor_input("x", dtype, shape)}, DimsAttrs{dims})); };
+  };
+  cases.push_back({"sum of a vector", reduce(OpKind::Sum, DType::Float32, {int64_t{1} << 18}, {0})});
+  cases.push_back({"amax of bf16 rows", reduce(OpKind::Amax, DType::BFloat16, {3, int64_t{1} << 16}, {1})});
+  cases.push_back({"sum of bf16 rows", reduce(OpKind::Sum, DType::BFloat16, {2, int64_t{1} << 17}, {1})});
+  cases.push_back({"amin over outer dims", reduce(OpKind::Amin, DType::Float32, {256, 3, 512}, {0, 2})});
+  cases.push_back({"softmax of long rows", [](Fusion& f) {
+                     const Shape s{2, int64_t{1} << 17};
+                     auto row = [&](Value* v) { return f.add(OpKind::BroadcastInDim, {v}, BroadcastAttrs{s, {0}}); };
+                     Value* x = f.add_tensor_input("x", DType::Float32, s);
+                     Value* e = f.add(OpKind::Exp, {f.add(OpKind::Sub, {x, row(f.add(OpKind::Amax, {x}, DimsAttrs{{1}}))})});
+                     f.add_output(f.add(OpKind::Div, {e, row(f.add(OpKind::Sum, {e}, DimsAttrs{{1}}))}));
+                   }});
+  uint64_t seed = 500;
+  for (const auto& [name, build] : cases) {
+    SCOPED_TRACE(name);
+    auto f = std::make_shared<Fusion>();
+    build(*f);
+    int64_t terms = 1;  // (the second stage's tolerance: that of the whole reduction)
+    for (const auto& n : f->nodes())
+      if (op_category(n->op) == OpCategory::Reduction)
+        terms = std::max(terms, n->inputs[0]->numel() / std::max<int64_t>(1, n->output()->numel()));
+    const Plan plan = check(f, random_inputs(*f, seed++), terms);
+    EXPECT_NE(plan.rewritten, nullptr);
+    EXPECT_GE(plan.kernel_count(), 2);
   }
 }
 

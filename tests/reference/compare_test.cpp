@@ -30,6 +30,20 @@ TEST(DefaultTolerance, PerDtype_MatchesDocumentedValues) {
   EXPECT_EQ(default_tolerance(DType::Bool).atol, 0);
 }
 
+// Outputs that depend on a reduction of n terms get the dtype's tolerance times sqrt(n / 16).
+TEST(OutputTolerance, WidensWithTheLongestReductionAbove) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {4, 1600});
+  Value* rows = f.add(OpKind::Sum, {x}, DimsAttrs{{1}});  // 1600 terms each
+  Value* all = f.add(OpKind::Amax, {rows}, DimsAttrs{{0}});  // 4 terms
+  Value* scaled = f.add(OpKind::Mul, {x, f.add(OpKind::BroadcastInDim, {all}, BroadcastAttrs{{4, 1600}, {}})});
+  Value* plain = f.add(OpKind::Neg, {x});
+  EXPECT_DOUBLE_EQ(output_tolerance(rows).rtol, 1e-4);
+  EXPECT_DOUBLE_EQ(output_tolerance(scaled).atol, 1e-4);  // through the amax, down to the sum
+  EXPECT_DOUBLE_EQ(output_tolerance(plain).rtol, default_tolerance(DType::Float32).rtol);
+  EXPECT_DOUBLE_EQ(reduction_tolerance(DType::BFloat16, 8).rtol, default_tolerance(DType::BFloat16).rtol);
+}
+
 TEST(CompareTensors, WithinAtolPlusRtol_Matches) {
   HostTensor e = make_tensor(DType::Float64, {2}, {100, 0});
   // Bound at 100: 0.1 + 0.01 * 100 = 1.1.

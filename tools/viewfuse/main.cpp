@@ -49,7 +49,7 @@ int run_command(const RunOptions& o) {
     std::printf("%-10s %-8s %-22s checksum %.6g", v->name.c_str(), std::string(dtype_short_name(v->dtype)).c_str(),
                 vf::shape_to_string(v->shape).c_str(), vf::tensor_checksum(results[i]));
     if (o.check) {
-      vf::Comparison c = vf::compare_tensors(results[i], expected[i], vf::default_tolerance(v->dtype));
+      vf::Comparison c = vf::compare_tensors(results[i], expected[i], vf::output_tolerance(v));
       worst = std::max(worst, c.max_abs_error);
       std::printf("  max error %.3g%s", c.max_abs_error, c.ok ? "" : "  MISMATCH");
       if (!c.ok) {

@@ -1,0 +1,39 @@
+// Splits reductions of few, long rows into two stages, so that they run on many teams.
+//
+// A reduction kernel gives each row to one team of threads (one block at most on CUDA, one thread
+// on the CPU backend). A reduction with few rows, each longer than a team keeps in registers,
+// would leave most of the machine idle: `x.sum()` over a large tensor is one row. Such a sum,
+// prod, amax or amin of a floating tensor becomes
+//
+//   r = op(x, dims)  ->  y = reshape(transpose(x, kept dims first), kept + [chunks, chunk])
+//                        p = op(y, [last])          (rows x chunks rows of `chunk` elements)
+//                        r = op(p, [last])          (rows rows of `chunks` elements)
+//
+// where chunk divides the reduced extent; sums and products of half types take float32 partials
+// (converted back at the end), as the unsplit reduction accumulates in float32. The two stages
+// have different extents, so planning gives each a kernel and the partials a buffer of their own.
+// Results differ from the unsplit reduction only in the order of floating additions and
+// multiplications. var and var_mean are not split.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace vf {
+
+struct SplitReductions {
+  std::shared_ptr<const Fusion> fusion;  // the rewritten fusion; null when nothing was split
+  std::vector<std::string> notes;        // one line per split reduction, for explain
+};
+
+// Reductions split when they have fewer than kSplitFewRows rows of more than kSplitLongRow
+// elements and the row length has a divisor in [kSplitMinChunk, kSplitMaxChunk] (the largest such
+// is the chunk).
+inline constexpr int64_t kSplitFewRows = 1024, kSplitLongRow = 32768, kSplitMinChunk = 1024, kSplitMaxChunk = 16384;
+
+SplitReductions split_long_reductions(const Fusion& fusion);
+
+}  // namespace vf

@@ -1,0 +1,109 @@
+// passes/split_reductions: which reductions become two stages, the rewritten ops, and the plan
+// that planning makes of them (two kernels, the partials' buffer in explain).
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+#include <nlohmann/json.hpp>
+
+#include "passes/split_reductions.h"
+#include "segment/explain.h"
+#include "segment/plan_fusion.h"
+
+namespace vf {
+namespace {
+
+using ::testing::HasSubstr;
+
+Fusion one_reduction(OpKind op, DType dtype, const Shape& shape, std::vector<int64_t> dims) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", dtype, shape);
+  f.add_output(f.add_node(op, {x}, DimsAttrs{std::move(dims)}, {"r"})[0]);
+  return f;
+}
+
+// The planned fusion's reductions, in order, as (op, input shape, output shape).
+std::vector<std::tuple<OpKind, Shape, Shape>> reductions(const Fusion& f) {
+  std::vector<std::tuple<OpKind, Shape, Shape>> out;
+  for (const auto& n : f.nodes())
+    if (op_category(n->op) == OpCategory::Reduction) out.emplace_back(n->op, n->inputs[0]->shape, n->output()->shape);
+  return out;
+}
+
+TEST(SplitReductions, SumOfALongVector_TwoStages) {
+  const Fusion f = one_reduction(OpKind::Sum, DType::Float32, {int64_t{1} << 18}, {0});
+  const SplitReductions s = split_long_reductions(f);
+  ASSERT_NE(s.fusion, nullptr);
+  using R = std::tuple<OpKind, Shape, Shape>;
+  EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Sum, {16, 16384}, {16}}, R{OpKind::Sum, {16}, {}}}));
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_THAT(s.notes[0], HasSubstr("1 row(s) of 262144 elements, split into 16 chunks of 16384"));
+  // The inputs and outputs keep their names, types and order.
+  ASSERT_EQ(s.fusion->outputs().size(), 1u);
+  EXPECT_EQ(s.fusion->outputs()[0]->name, "r");
+  EXPECT_EQ(s.fusion->outputs()[0]->shape, Shape{});
+  EXPECT_EQ(s.fusion->inputs()[0]->name, "x");
+}
+
+TEST(SplitReductions, ManyRowsShortRowsOrNoChunk_Unchanged) {
+  EXPECT_EQ(split_long_reductions(one_reduction(OpKind::Sum, DType::Float32, {2048, 65536}, {1})).fusion, nullptr);
+  EXPECT_EQ(split_long_reductions(one_reduction(OpKind::Sum, DType::Float32, {4, 32768}, {1})).fusion, nullptr);
+  // 65537 is prime: no chunk divides it.
+  EXPECT_EQ(split_long_reductions(one_reduction(OpKind::Amax, DType::Float32, {65537}, {0})).fusion, nullptr);
+  EXPECT_EQ(split_long_reductions(one_reduction(OpKind::Sum, DType::Int32, {1 << 20}, {0})).fusion, nullptr);
+  Fusion v;
+  Value* x = v.add_tensor_input("x", DType::Float32, {1 << 20});
+  for (Value* out : v.add_node(OpKind::VarMean, {x}, VarAttrs{{0}, 1})) v.add_output(out);
+  EXPECT_EQ(split_long_reductions(v).fusion, nullptr);
+}
+
+// Reduced dims that are not the innermost ones are moved last first; the kept dims stay in order.
+TEST(SplitReductions, OuterReducedDims_KeptDimsFirst) {
+  const Fusion f = one_reduction(OpKind::Amin, DType::Float32, {256, 3, 512}, {0, 2});
+  const SplitReductions s = split_long_reductions(f);
+  ASSERT_NE(s.fusion, nullptr);
+  using R = std::tuple<OpKind, Shape, Shape>;
+  EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Amin, {3, 8, 16384}, {3, 8}}, R{OpKind::Amin, {3, 8}, {3}}}));
+  bool transposed = false;
+  for (const auto& n : s.fusion->nodes())
+    if (n->op == OpKind::Transpose) transposed = n->attr<PermuteAttrs>().permutation == std::vector<int64_t>{1, 0, 2};
+  EXPECT_TRUE(transposed);
+}
+
+// Sums of half types add float32 partials, as the unsplit sum accumulates in float32.
+TEST(SplitReductions, HalfSum_Float32Partials) {
+  const SplitReductions s = split_long_reductions(one_reduction(OpKind::Sum, DType::BFloat16, {2, 1 << 17}, {1}));
+  ASSERT_NE(s.fusion, nullptr);
+  std::vector<DType> sums;
+  for (const auto& n : s.fusion->nodes())
+    if (n->op == OpKind::Sum) sums.push_back(n->output()->dtype);
+  EXPECT_EQ(sums, (std::vector<DType>{DType::Float32, DType::Float32}));
+  EXPECT_EQ(s.fusion->outputs()[0]->dtype, DType::BFloat16);
+  // amax needs no wider type.
+  const SplitReductions m = split_long_reductions(one_reduction(OpKind::Amax, DType::BFloat16, {2, 1 << 17}, {1}));
+  ASSERT_NE(m.fusion, nullptr);
+  for (const auto& n : m.fusion->nodes()) EXPECT_NE(n->op, OpKind::ConvertElementType);
+}
+
+// Planning plans the rewritten fusion: a kernel per stage, the partials in a buffer of their own,
+// and explain says what was split.
+TEST(SplitReductions, Plan_TwoKernelsAndThePartialsBuffer) {
+  const Fusion f = one_reduction(OpKind::Sum, DType::Float32, {int64_t{1} << 18}, {0});
+  const Plan plan = plan_fusion(f, contiguous_input_layouts(f), {});
+  ASSERT_NE(plan.rewritten, nullptr);
+  EXPECT_EQ(plan.kernel_count(), 2);
+  EXPECT_EQ(plan.allocated_bytes, 16 * 4 + 4);  // the 16 partials, then the result
+  EXPECT_EQ(plan.outputs[0].value, plan.rewritten->outputs()[0]);
+  const std::string text = explain_text(f, plan);
+  EXPECT_THAT(text, HasSubstr("split reductions"));
+  EXPECT_THAT(text, HasSubstr("prims.sum r: 1 row(s) of 262144 elements"));
+  EXPECT_EQ(explain_json(f, plan)["split_reductions"].size(), 1u);
+  PlanOptions whole;
+  whole.split_reductions = false;
+  const Plan unsplit = plan_fusion(f, contiguous_input_layouts(f), whole);
+  EXPECT_EQ(unsplit.rewritten, nullptr);
+  EXPECT_EQ(unsplit.kernel_count(), 1);
+  EXPECT_FALSE(explain_json(f, unsplit).contains("split_reductions"));
+}
+
+}  // namespace
+}  // namespace vf
