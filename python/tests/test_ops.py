@@ -166,6 +166,19 @@ def test_reduction_matches_torch(op, dtype, layout, shape, device):
     check(run1(op, [x], dims), want, dtype)
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("op", ["sum", "amax"])
+def test_long_reduction_runs_in_two_stages_and_matches_torch(op, layout, device):
+    """Two rows of 2**17 elements: planning splits the reduction (two kernels, explain says so)."""
+    x = make((2, 2 ** 17), torch.float32, device, layout, -2, 2)
+    with vf.FusionDefinition() as fd:
+        t = fd.define_tensor([-1, -1], dtype=torch.float32)
+        fd.add_output(getattr(fd.ops, op)(t, (1,)))
+    plan = fd.explain([x])
+    assert len(plan["split_reductions"]) == 1 and plan["kernels"] == 2, plan
+    torch.testing.assert_close(fd.execute([x])[0], REDUCTIONS[op](x, (1,)), rtol=1e-4, atol=1e-3)
+
+
 @pytest.mark.parametrize("correction", [0, 1])
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
 def test_var_and_var_mean_match_torch(correction, layout, device):
