@@ -30,9 +30,10 @@ struct SplitReductions {
 };
 
 // Reductions split when they have fewer than kSplitFewRows rows of more than kSplitLongRow
-// elements and the row length has a divisor in [kSplitMinChunk, kSplitMaxChunk] (the largest such
-// is the chunk).
-inline constexpr int64_t kSplitFewRows = 1024, kSplitLongRow = 32768, kSplitMinChunk = 1024, kSplitMaxChunk = 16384;
+// elements (more than a CUDA team keeps in registers) and the row length has a divisor in
+// [kSplitMinChunk, kSplitMaxChunk] (the largest such is the chunk: rows of 4096 are what the
+// measured normalization and softmax kernels take, docs/benchmarks.md).
+inline constexpr int64_t kSplitFewRows = 1024, kSplitLongRow = 32768, kSplitMinChunk = 512, kSplitMaxChunk = 4096;
 
 SplitReductions split_long_reductions(const Fusion& fusion);
 

@@ -34,9 +34,9 @@ TEST(SplitReductions, SumOfALongVector_TwoStages) {
   const SplitReductions s = split_long_reductions(f);
   ASSERT_NE(s.fusion, nullptr);
   using R = std::tuple<OpKind, Shape, Shape>;
-  EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Sum, {16, 16384}, {16}}, R{OpKind::Sum, {16}, {}}}));
+  EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Sum, {64, 4096}, {64}}, R{OpKind::Sum, {64}, {}}}));
   ASSERT_EQ(s.notes.size(), 1u);
-  EXPECT_THAT(s.notes[0], HasSubstr("1 row(s) of 262144 elements, split into 16 chunks of 16384"));
+  EXPECT_THAT(s.notes[0], HasSubstr("1 row(s) of 262144 elements, split into 64 chunks of 4096"));
   // The inputs and outputs keep their names, types and order.
   ASSERT_EQ(s.fusion->outputs().size(), 1u);
   EXPECT_EQ(s.fusion->outputs()[0]->name, "r");
@@ -62,7 +62,7 @@ TEST(SplitReductions, OuterReducedDims_KeptDimsFirst) {
   const SplitReductions s = split_long_reductions(f);
   ASSERT_NE(s.fusion, nullptr);
   using R = std::tuple<OpKind, Shape, Shape>;
-  EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Amin, {3, 8, 16384}, {3, 8}}, R{OpKind::Amin, {3, 8}, {3}}}));
+  EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Amin, {3, 32, 4096}, {3, 32}}, R{OpKind::Amin, {3, 32}, {3}}}));
   bool transposed = false;
   for (const auto& n : s.fusion->nodes())
     if (n->op == OpKind::Transpose) transposed = n->attr<PermuteAttrs>().permutation == std::vector<int64_t>{1, 0, 2};
@@ -91,7 +91,7 @@ TEST(SplitReductions, Plan_TwoKernelsAndThePartialsBuffer) {
   const Plan plan = plan_fusion(f, contiguous_input_layouts(f), {});
   ASSERT_NE(plan.rewritten, nullptr);
   EXPECT_EQ(plan.kernel_count(), 2);
-  EXPECT_EQ(plan.allocated_bytes, 16 * 4 + 4);  // the 16 partials, then the result
+  EXPECT_EQ(plan.allocated_bytes, 64 * 4 + 4);  // the 64 partials, then the result
   EXPECT_EQ(plan.outputs[0].value, plan.rewritten->outputs()[0]);
   const std::string text = explain_text(f, plan);
   EXPECT_THAT(text, HasSubstr("split reductions"));
