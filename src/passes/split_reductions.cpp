@@ -1,7 +1,6 @@
 #include "passes/split_reductions.h"
 
 #include <algorithm>
-#include <numeric>
 #include <unordered_map>
 
 #include "base/error.h"
@@ -70,39 +69,49 @@ class Rewriter {
     for (size_t i = 0; i < outs.size(); ++i) mapped_[n.outputs[i]] = outs[i];
   }
 
+  // The chunks replace the reduced dims where those are adjacent (an outer reduction keeps its
+  // memory order, so that its loads stay coalesced); otherwise a transpose moves the kept dims
+  // first and the chunks follow them.
   void split(const Node& n, const Split& s) {
     const Value* in = n.inputs[0];
     const Value* out = n.output();
-    const std::vector<int64_t>& dims = n.attr<DimsAttrs>().dims;
-    std::vector<int64_t> perm;
-    Shape shape;
-    for (int64_t d = 0; d < in->rank(); ++d)
-      if (std::find(dims.begin(), dims.end(), d) == dims.end()) {
-        perm.push_back(d);
-        shape.push_back(in->shape[d]);
-      }
-    const auto kept = static_cast<int64_t>(shape.size());
-    for (int64_t d : dims) perm.push_back(d);
+    std::vector<int64_t> dims = n.attr<DimsAttrs>().dims;
+    std::sort(dims.begin(), dims.end());
     Value* x = map(in);
-    std::vector<int64_t> identity(perm.size());
-    std::iota(identity.begin(), identity.end(), 0);
-    if (perm != identity)
+    Shape shape;
+    int64_t at = 0;  // the dim of the chunk count; the chunk's elements are dim at + 1
+    if (dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size())) {
+      at = dims.front();
+      shape.assign(in->shape.begin(), in->shape.begin() + at);
+      shape.push_back(s.row / s.chunk);
+      shape.push_back(s.chunk);
+      shape.insert(shape.end(), in->shape.begin() + dims.back() + 1, in->shape.end());
+    } else {
+      std::vector<int64_t> perm;
+      for (int64_t d = 0; d < in->rank(); ++d)
+        if (!std::binary_search(dims.begin(), dims.end(), d)) {
+          perm.push_back(d);
+          shape.push_back(in->shape[d]);
+        }
+      at = static_cast<int64_t>(shape.size());
+      perm.insert(perm.end(), dims.begin(), dims.end());
       x = fusion_->add_node(OpKind::Transpose, {x}, PermuteAttrs{perm}, {fresh(out->name + "_kept_first")}, n.line)[0];
-    shape.push_back(s.row / s.chunk);
-    shape.push_back(s.chunk);
+      shape.push_back(s.row / s.chunk);
+      shape.push_back(s.chunk);
+    }
     x = fusion_->add_node(OpKind::Reshape, {x}, ReshapeAttrs{shape}, {fresh(out->name + "_chunks")}, n.line)[0];
     const bool widen = (n.op == OpKind::Sum || n.op == OpKind::Prod) && dtype_size(in->dtype) < 4;
     if (widen)
       x = fusion_->add_node(OpKind::ConvertElementType, {x}, CastAttrs{DType::Float32}, {fresh(out->name + "_f32_in")},
                             n.line)[0];
     const std::string partial_name = fresh(out->name + "_partial");
-    Value* partial = fusion_->add_node(n.op, {x}, DimsAttrs{{kept + 1}}, {partial_name}, n.line)[0];
+    Value* partial = fusion_->add_node(n.op, {x}, DimsAttrs{{at + 1}}, {partial_name}, n.line)[0];
     Value* result = nullptr;
     if (widen) {
-      Value* wide = fusion_->add_node(n.op, {partial}, DimsAttrs{{kept}}, {fresh(out->name + "_f32")}, n.line)[0];
+      Value* wide = fusion_->add_node(n.op, {partial}, DimsAttrs{{at}}, {fresh(out->name + "_f32")}, n.line)[0];
       result = fusion_->add_node(OpKind::ConvertElementType, {wide}, CastAttrs{out->dtype}, {out->name}, n.line)[0];
     } else {
-      result = fusion_->add_node(n.op, {partial}, DimsAttrs{{kept}}, {out->name}, n.line)[0];
+      result = fusion_->add_node(n.op, {partial}, DimsAttrs{{at}}, {out->name}, n.line)[0];
     }
     VF_INTERNAL_CHECK(result->shape == out->shape && result->dtype == out->dtype, "split of ", out->name, " gives ",
                       result->type_string(), ", not ", out->type_string());

@@ -5,12 +5,14 @@
 // would leave most of the machine idle: `x.sum()` over a large tensor is one row. Such a sum,
 // prod, amax or amin of a floating tensor becomes
 //
-//   r = op(x, dims)  ->  y = reshape(transpose(x, kept dims first), kept + [chunks, chunk])
-//                        p = op(y, [last])          (rows x chunks rows of `chunk` elements)
-//                        r = op(p, [last])          (rows rows of `chunks` elements)
+//   r = op(x, dims)  ->  y = reshape(x, the reduced dims replaced by [chunks, chunk])
+//                        p = op(y, [the chunk dim])      (rows x chunks rows of `chunk` elements)
+//                        r = op(p, [the chunks dim])     (rows rows of `chunks` elements)
 //
-// where chunk divides the reduced extent; sums and products of half types take float32 partials
-// (converted back at the end), as the unsplit reduction accumulates in float32. The two stages
+// in place when the reduced dims are adjacent (an outer reduction keeps its memory order), else
+// after a transpose that moves the kept dims first. The chunk divides the reduced extent; sums and
+// products of half types take float32 partials (converted back at the end), as the unsplit
+// reduction accumulates in float32. The two stages
 // have different extents, so planning gives each a kernel and the partials a buffer of their own.
 // Results differ from the unsplit reduction only in the order of floating additions and
 // multiplications. var and var_mean are not split.

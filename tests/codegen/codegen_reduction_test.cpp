@@ -313,6 +313,7 @@ TEST_P(ReductionKernels, LongFewRows_SplitInTwoStagesMatchReference) {
   cases.push_back({"amax of bf16 rows", reduce(OpKind::Amax, DType::BFloat16, {3, int64_t{1} << 16}, {1})});
   cases.push_back({"sum of bf16 rows", reduce(OpKind::Sum, DType::BFloat16, {2, int64_t{1} << 17}, {1})});
   cases.push_back({"amin over outer dims", reduce(OpKind::Amin, DType::Float32, {256, 3, 512}, {0, 2})});
+  cases.push_back({"sum over the outer dim", reduce(OpKind::Sum, DType::Float32, {int64_t{1} << 16, 5}, {0})});
   cases.push_back({"softmax of long rows", [](Fusion& f) {
                      const Shape s{2, int64_t{1} << 17};
                      auto row = [&](Value* v) { return f.add(OpKind::BroadcastInDim, {v}, BroadcastAttrs{s, {0}}); };

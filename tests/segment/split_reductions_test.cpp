@@ -56,8 +56,17 @@ TEST(SplitReductions, ManyRowsShortRowsOrNoChunk_Unchanged) {
   EXPECT_EQ(split_long_reductions(v).fusion, nullptr);
 }
 
-// Reduced dims that are not the innermost ones are moved last first; the kept dims stay in order.
-TEST(SplitReductions, OuterReducedDims_KeptDimsFirst) {
+// Adjacent reduced dims are split in place, outer ones too (their loads keep their memory order).
+TEST(SplitReductions, AdjacentReducedDims_SplitInPlace) {
+  const SplitReductions s = split_long_reductions(one_reduction(OpKind::Sum, DType::Float32, {256, 512, 3}, {0, 1}));
+  ASSERT_NE(s.fusion, nullptr);
+  using R = std::tuple<OpKind, Shape, Shape>;
+  EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Sum, {32, 4096, 3}, {32, 3}}, R{OpKind::Sum, {32, 3}, {3}}}));
+  for (const auto& n : s.fusion->nodes()) EXPECT_NE(n->op, OpKind::Transpose);
+}
+
+// Reduced dims that are not adjacent are moved last first; the kept dims stay in order.
+TEST(SplitReductions, NonAdjacentReducedDims_KeptDimsFirst) {
   const Fusion f = one_reduction(OpKind::Amin, DType::Float32, {256, 3, 512}, {0, 2});
   const SplitReductions s = split_long_reductions(f);
   ASSERT_NE(s.fusion, nullptr);
