@@ -81,7 +81,7 @@ CheckResult run_once(const Fusion& fusion, const std::shared_ptr<const Fusion>& 
                                 std::to_string(expected.size())};
   for (size_t i = 0; i < actual.size(); ++i) {
     const Value* v = fusion.outputs()[i];
-    Comparison c = compare_tensors(actual[i], expected[i], default_tolerance(v->dtype));
+    Comparison c = compare_tensors(actual[i], expected[i], output_tolerance(v));
     if (!c.ok) {
       std::ostringstream msg;
       msg << mode << ": output " << i << " (" << v->name << ": " << v->type_string() << ") differs from the reference: "

@@ -104,7 +104,7 @@ class Generator {
 
   FuzzProgram run() {
     const int num_inputs = static_cast<int>(uniform(rng_, 1, options_.max_inputs));
-    Shape base = random_shape();
+    Shape base = options_.long_rows ? long_shape() : random_shape();
     for (int i = 0; i < num_inputs; ++i) add_input(i == 0 || chance(rng_, 0.6) ? base : related_shape(base), i);
     const int num_ops = static_cast<int>(uniform(rng_, 1, options_.max_ops));
     for (int attempts = 0; static_cast<int>(program_.ops.size()) < num_ops && attempts < num_ops * 8; ++attempts)
@@ -118,6 +118,12 @@ class Generator {
     const int rank = static_cast<int>(uniform(rng_, 0, options_.max_rank));
     Shape s;
     for (int d = 0; d < rank; ++d) s.push_back(random_size());
+    return s;
+  }
+  Shape long_shape() {
+    static const std::vector<int64_t> kLong = {36864, 40960, 65536};
+    Shape s{pick(rng_, kLong)};
+    if (chance(rng_, 0.5)) s.insert(s.begin() + uniform(rng_, 0, 1), uniform(rng_, 1, 3));
     return s;
   }
   int64_t random_size() {

@@ -56,6 +56,9 @@ struct GeneratorOptions {
   int max_rank = 4;
   int max_dim = 6;  // most sizes; a few dims are larger so that kernels split across threads
   bool reductions = true;
+  // The first input's shape has a dim of tens of thousands (a multiple of 4096): reductions of it
+  // have few long rows, which planning splits in two stages (passes/split_reductions.h).
+  bool long_rows = false;
 };
 
 // A valid program (it builds and the reference runs it) from `seed`; the same seed gives the same

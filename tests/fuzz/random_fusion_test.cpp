@@ -5,7 +5,7 @@
 // the programs; VF_FUZZ_DEVICE=cuda runs CompiledMatchesReference on the CUDA backend (without it,
 // CudaMatchesReference runs the same programs on CUDA wherever a GPU is present);
 // VF_FUZZ_REDUCTIONS=0 leaves reductions out and VF_FUZZ_MAX_OPS (default 12) bounds the ops per
-// program. tests/fuzz/run_parallel.sh runs many in parallel processes. A failure is shrunk and the
+// program; the LongRows tests check VF_FUZZ_LONG_COUNT (default 12) programs over a long dim. tests/fuzz/run_parallel.sh runs many in parallel processes. A failure is shrunk and the
 // shrunk trace is printed and written under $VF_REPRO_DIR (default <tmp>/viewfuse-repro).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -25,6 +25,7 @@
 #include "runtime/repro.h"
 #include "runtime/cuda_backend.h"
 #include "runtime/cuda_device.h"
+#include "segment/plan_fusion.h"
 
 namespace vf::fuzz {
 namespace {
@@ -44,14 +45,15 @@ std::string save_failure(const FuzzProgram& program, const std::string& text) {
   return path.string();
 }
 
-// Checks VF_FUZZ_COUNT programs from VF_FUZZ_SEED on `target`, shrinking and reporting failures.
-void check_random_fusions(const FuzzTarget& target) {
+// Checks `count` programs from VF_FUZZ_SEED on `target`, shrinking and reporting failures.
+void check_random_fusions(const FuzzTarget& target, uint64_t count = env_u64("VF_FUZZ_COUNT", VF_FUZZ_DEFAULT_COUNT),
+                          bool long_rows = false) {
   const uint64_t seed = env_u64("VF_FUZZ_SEED", 20261202);
-  const uint64_t count = env_u64("VF_FUZZ_COUNT", VF_FUZZ_DEFAULT_COUNT);
-  std::printf("random fusions: VF_FUZZ_SEED=%llu VF_FUZZ_COUNT=%llu device %s\n",
+  std::printf("random fusions%s: VF_FUZZ_SEED=%llu count %llu device %s\n", long_rows ? " with long rows" : "",
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(count),
               device_name(target.device));
   GeneratorOptions options;
+  options.long_rows = long_rows;
   options.reductions = env_u64("VF_FUZZ_REDUCTIONS", 1) != 0;
   options.max_ops = static_cast<int>(env_u64("VF_FUZZ_MAX_OPS", options.max_ops));
   const auto start = std::chrono::steady_clock::now();
@@ -96,6 +98,40 @@ TEST(RandomFusions, CudaMatchesReference) {
   if (const char* d = std::getenv("VF_FUZZ_DEVICE"); d && std::string(d) == "cuda")
     GTEST_SKIP() << "VF_FUZZ_DEVICE=cuda: RandomFusions.CompiledMatchesReference runs these on CUDA already";
   check_random_fusions({std::make_shared<CudaBackend>(0), Device::Cuda, nullptr});
+}
+
+// Programs over a dim of tens of thousands, whose reductions of it are split in two stages:
+// VF_FUZZ_LONG_COUNT programs (default 12) on VF_FUZZ_DEVICE's backend, and on CUDA wherever a GPU
+// is present.
+TEST(RandomFusions, LongRows_CompiledMatchesReference) {
+  FuzzTarget target;
+  try {
+    target = fuzz_target_from_env();
+  } catch (const DeviceError& e) {
+    GTEST_SKIP() << "VF_FUZZ_DEVICE asks for a backend this machine lacks: " << e.what();
+  }
+  check_random_fusions(target, env_u64("VF_FUZZ_LONG_COUNT", 12), true);
+}
+
+TEST(RandomFusions, LongRows_CudaMatchesReference) {
+  VF_TEST_REQUIRE_GPU();
+  if (const char* d = std::getenv("VF_FUZZ_DEVICE"); d && std::string(d) == "cuda")
+    GTEST_SKIP() << "VF_FUZZ_DEVICE=cuda: RandomFusions.LongRows_CompiledMatchesReference runs these on CUDA already";
+  check_random_fusions({std::make_shared<CudaBackend>(0), Device::Cuda, nullptr}, env_u64("VF_FUZZ_LONG_COUNT", 12),
+                       true);
+}
+
+// The long-row programs do reach the reduction split.
+TEST(RandomFusionGenerator, LongRows_SomeReductionsAreSplit) {
+  GeneratorOptions options;
+  options.long_rows = true;
+  int split = 0;
+  for (uint64_t seed = 20261202; seed < 20261202 + 12; ++seed) {
+    std::shared_ptr<Fusion> f = build_fusion(generate_program(seed, options));
+    split += plan_fusion(*f, contiguous_input_layouts(*f), {}).rewritten != nullptr;
+  }
+  std::printf("%d of 12 long-row programs split a reduction\n", split);
+  EXPECT_GE(split, 3);
 }
 
 TEST(RandomFusionGenerator, SameSeed_SameProgram) {
