@@ -46,8 +46,7 @@ std::string save_failure(const FuzzProgram& program, const std::string& text) {
 }
 
 // Checks `count` programs from VF_FUZZ_SEED on `target`, shrinking and reporting failures.
-void check_random_fusions(const FuzzTarget& target, uint64_t count = env_u64("VF_FUZZ_COUNT", VF_FUZZ_DEFAULT_COUNT),
-                          bool long_rows = false) {
+void check_random_fusions(const FuzzTarget& target, uint64_t count, bool long_rows) {
   const uint64_t seed = env_u64("VF_FUZZ_SEED", 20261202);
   std::printf("random fusions%s: VF_FUZZ_SEED=%llu count %llu device %s\n", long_rows ? " with long rows" : "",
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(count),
@@ -82,43 +81,42 @@ void check_random_fusions(const FuzzTarget& target, uint64_t count = env_u64("VF
   EXPECT_LE(verdicts[Verdict::Invalid], static_cast<int>(count / 20));
 }
 
-TEST(RandomFusions, CompiledMatchesReference) {
+// Checks programs on VF_FUZZ_DEVICE's backend (skipped when this machine lacks it).
+void check_on_env_target(uint64_t count, bool long_rows) {
   FuzzTarget target;
   try {
     target = fuzz_target_from_env();
   } catch (const DeviceError& e) {
     GTEST_SKIP() << "VF_FUZZ_DEVICE asks for a backend this machine lacks: " << e.what();
   }
-  check_random_fusions(target);
+  check_random_fusions(target, count, long_rows);
 }
+
+// Checks the same programs on CUDA, unless VF_FUZZ_DEVICE=cuda has the env-target test run them
+// there already.
+void check_on_cuda(uint64_t count, bool long_rows) {
+  if (const char* d = std::getenv("VF_FUZZ_DEVICE"); d && std::string(d) == "cuda")
+    GTEST_SKIP() << "VF_FUZZ_DEVICE=cuda: the CompiledMatchesReference test runs these on CUDA already";
+  check_random_fusions({std::make_shared<CudaBackend>(0), Device::Cuda, nullptr}, count, long_rows);
+}
+
+const uint64_t kCount = env_u64("VF_FUZZ_COUNT", VF_FUZZ_DEFAULT_COUNT);
+const uint64_t kLongCount = env_u64("VF_FUZZ_LONG_COUNT", 12);
+
+TEST(RandomFusions, CompiledMatchesReference) { check_on_env_target(kCount, false); }
 
 // The same programs on the CUDA backend, wherever a GPU is present (tools/gpu_test.sh).
 TEST(RandomFusions, CudaMatchesReference) {
   VF_TEST_REQUIRE_GPU();
-  if (const char* d = std::getenv("VF_FUZZ_DEVICE"); d && std::string(d) == "cuda")
-    GTEST_SKIP() << "VF_FUZZ_DEVICE=cuda: RandomFusions.CompiledMatchesReference runs these on CUDA already";
-  check_random_fusions({std::make_shared<CudaBackend>(0), Device::Cuda, nullptr});
+  check_on_cuda(kCount, false);
 }
 
-// Programs over a dim of tens of thousands, whose reductions of it are split in two stages:
-// VF_FUZZ_LONG_COUNT programs (default 12) on VF_FUZZ_DEVICE's backend, and on CUDA wherever a GPU
-// is present.
-TEST(RandomFusions, LongRows_CompiledMatchesReference) {
-  FuzzTarget target;
-  try {
-    target = fuzz_target_from_env();
-  } catch (const DeviceError& e) {
-    GTEST_SKIP() << "VF_FUZZ_DEVICE asks for a backend this machine lacks: " << e.what();
-  }
-  check_random_fusions(target, env_u64("VF_FUZZ_LONG_COUNT", 12), true);
-}
+// Programs over a dim of tens of thousands, whose reductions of it are split in two stages.
+TEST(RandomFusions, LongRows_CompiledMatchesReference) { check_on_env_target(kLongCount, true); }
 
 TEST(RandomFusions, LongRows_CudaMatchesReference) {
   VF_TEST_REQUIRE_GPU();
-  if (const char* d = std::getenv("VF_FUZZ_DEVICE"); d && std::string(d) == "cuda")
-    GTEST_SKIP() << "VF_FUZZ_DEVICE=cuda: RandomFusions.LongRows_CompiledMatchesReference runs these on CUDA already";
-  check_random_fusions({std::make_shared<CudaBackend>(0), Device::Cuda, nullptr}, env_u64("VF_FUZZ_LONG_COUNT", 12),
-                       true);
+  check_on_cuda(kLongCount, true);
 }
 
 // The long-row programs do reach the reduction split.
