@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "base/error.h"
 
@@ -190,21 +191,19 @@ std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t gr
   std::vector<U> use(nest.indices.size(), U::Invariant);
   auto of = [&](int id) { return id < 0 ? U::Invariant : use[id]; };
   auto is_var = [&](int id) { return id >= 0 && nest.indices[id].op == IndexOp::Var && nest.indices[id].value == var; };
-  auto group_divides = [&](int id) {  // a Constant field that is a positive multiple of group
-    if (id < 0 || nest.indices[id].op != IndexOp::Param) return false;
-    const AbiField& f = fields.at(static_cast<size_t>(nest.indices[id].value));
-    return f.kind == AbiFieldKind::Constant && f.value > 0 && f.value % group == 0;
-  };
-  // aligned[id]: the index is var plus or minus Constant multiples of group, so each aligned group
-  // of var lies on one side of a bound that is such a multiple.
-  auto multiple = [&](int id) {
-    if (id < 0) return false;
+  // The value of index id when it is known here: a literal, or a Constant field's value.
+  auto known = [&](int id) -> std::optional<int64_t> {
+    if (id < 0) return std::nullopt;
     const IndexExpr& e = nest.indices[id];
-    if (e.op == IndexOp::Const) return e.value % group == 0;
-    if (e.op != IndexOp::Param) return false;
+    if (e.op == IndexOp::Const) return e.value;
+    if (e.op != IndexOp::Param) return std::nullopt;
     const AbiField& f = fields.at(static_cast<size_t>(e.value));
-    return f.kind == AbiFieldKind::Constant && f.value % group == 0;
+    return f.kind == AbiFieldKind::Constant ? std::optional<int64_t>(f.value) : std::nullopt;
   };
+  auto multiple = [&](int id) { return known(id).has_value() && *known(id) % group == 0; };
+  auto group_divides = [&](int id) { return multiple(id) && *known(id) > 0; };  // a divisor splitting var
+  // aligned[id]: the index is var plus or minus known multiples of group, so each aligned group
+  // of var lies on one side of a bound that is such a multiple.
   std::vector<char> aligned(nest.indices.size(), 0);
   auto is_aligned = [&](int id) { return id >= 0 && aligned[id]; };
   auto fixed = [](U u) { return u == U::Invariant || u == U::Grouped; };

@@ -131,10 +131,10 @@ std::vector<VarUse> var_uses(const LoopNest& nest, int64_t var);
 
 // The same over aligned groups of `group` consecutive values of `var` (var = g * group + j, j <
 // group): Unit means index(g * group + j) = index(g * group) + j, Grouped constant within each
-// group, Invariant independent of var. Division and remainder of var itself by a Constant field
-// (`fields`) that `group` divides are Grouped and Unit: a reshape that splits the var. A bound
-// test (< or >=) of var plus or minus such multiples against such a multiple is Grouped: the
-// range predicate of a cat or pad whose boundaries fall between groups.
+// group, Invariant independent of var. Division and remainder of var itself by a known constant
+// (a literal or a Constant field of `fields`) that `group` divides are Grouped and Unit: a reshape
+// that splits the var. A bound test (var plus or minus such multiples < or >= such a multiple) is
+// Grouped: the range predicate of a cat or pad whose boundaries fall between groups.
 std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t group, const std::vector<AbiField>& fields);
 // The Constant fields that var is divided by (or taken the remainder of) in index expression id.
 std::vector<int> var_divisors(const LoopNest& nest, int id, int64_t var);
