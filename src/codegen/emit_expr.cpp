@@ -287,6 +287,28 @@ void emit_index_defs(const LoopNest& nest, const std::vector<int>& roots, const 
 
 namespace {
 
+// `1 + tanh(u)`, `tanh(u) + 1` or `1 - tanh(u)` in float or double, as vf_one_plus_tanh of u or
+// -u (the tanh itself, when nothing else uses it, is left to the compiler to drop); "" otherwise.
+std::string one_plus_tanh(const LoopNest& nest, const ValueExpr& e) {
+  if ((e.fn != OpKind::Add && e.fn != OpKind::Sub) || e.args.size() != 2 || e.dtype != e.operand_dtype ||
+      (e.dtype != DType::Float32 && e.dtype != DType::Float64))
+    return "";
+  auto is_one = [&](int id) {
+    const ValueExpr& c = nest.values[id];
+    return c.op == ValueOp::Constant && c.dtype == e.dtype && c.constant.as_double() == 1.0;
+  };
+  auto tanh_of = [&](int id) {
+    const ValueExpr& t = nest.values[id];
+    const bool ok = t.op == ValueOp::Apply && t.fn == OpKind::Tanh && t.dtype == e.dtype && t.operand_dtype == e.dtype;
+    return ok ? "v" + std::to_string(t.args[0]) : std::string();
+  };
+  const int a = e.args[0], b = e.args[1];
+  if (is_one(a) && !tanh_of(b).empty())
+    return std::string("vf_one_plus_tanh(") + (e.fn == OpKind::Sub ? "-" : "") + tanh_of(b) + ")";
+  if (e.fn == OpKind::Add && is_one(b) && !tanh_of(a).empty()) return "vf_one_plus_tanh(" + tanh_of(a) + ")";
+  return "";
+}
+
 std::string value_def(const LoopNest& nest, int id, const std::vector<std::string>& vars, const std::string& flat,
                       const std::unordered_map<int, std::string>* value_override) {
   const ValueExpr& e = nest.values[id];
@@ -315,7 +337,10 @@ std::string value_def(const LoopNest& nest, int id, const std::vector<std::strin
       if (e.iota_start != 0) def = int_literal(e.iota_start) + " + " + def;
       def = convert(e.dtype, "(" + def + ")");
       break;
-    case ValueOp::Apply: def = apply_expr(e, x); break;
+    case ValueOp::Apply:
+      def = one_plus_tanh(nest, e);
+      if (def.empty()) def = apply_expr(e, x);
+      break;
     case ValueOp::Cast: def = convert(e.dtype, x[0]); break;
     case ValueOp::Select: def = "(" + ix(e.pred) + " ? " + x[0] + " : " + x[1] + ")"; break;
     case ValueOp::Reduced: def = convert(e.dtype, "acc" + std::to_string(e.param)); break;

@@ -127,7 +127,8 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, c
 
 std::string emit_cpp(const KernelIR& ir, const std::string& entry);
 std::string emit_cuda(const KernelIR& ir, const std::string& entry);
-// The blocks per multiprocessor the CUDA schedules of `ir` are made for (KernelAbi::blocks_per_sm).
-int cuda_blocks_per_sm(const KernelIR& ir);
+// Sets the launch shape the CUDA schedules of `ir` are made for: KernelAbi::blocks_per_sm and
+// each nest's AbiNest::grain.
+void plan_cuda_launch(KernelIR& ir);
 
 }  // namespace vf

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
 
 #include "base/error.h"
 #include "codegen/emit_source.h"
@@ -134,7 +135,7 @@ GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
     choose_reduction_schedule(ir.nests[k], ir.abi.fields, n);
     if (n.team > 32) ir.abi.block_size = n.team;
   }
-  if (target == Target::Cuda) ir.abi.blocks_per_sm = cuda_blocks_per_sm(ir);
+  if (target == Target::Cuda) plan_cuda_launch(ir);
   GeneratedKernel k;
   k.target = target;
   k.entry = "vf_kernel";
@@ -215,21 +216,24 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
       }
     }
   }
-  int64_t total = 0, largest = 0;
+  // Nests with a grain get a block per grain of their points (each block makes one pass of its
+  // loop); the others' grid-stride loops get at most one wave of the blocks the device keeps
+  // resident, since blocks beyond it would only start after the first ones finish.
+  const int64_t per_sm = abi.blocks_per_sm > 0 ? abi.blocks_per_sm : 8;
+  const int64_t wave = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * per_sm;
+  int64_t total = 0, grid = 1;
   for (const AbiNest& n : abi.nests) {
     // A reduction nest's work item is a row; on CUDA, a team of n.team threads takes a row.
     const int64_t work = n.output >= 0 ? args.outputs[n.output].layout->numel() : n.rows;
     total += work;
-    largest = std::max(largest, n.output >= 0 ? work : work * n.team);
+    const int64_t threads = n.output >= 0 ? work : work * n.team;
+    const int64_t blocks = n.grain > 0 ? (work + n.grain - 1) / n.grain
+                                       : std::min(wave, (threads + abi.block_size - 1) / abi.block_size);
+    grid = std::max(grid, blocks);
   }
   block.cpu_extent = total;
   block.block = static_cast<uint32_t>(abi.block_size);
-  // One wave: the kernel's schedules loop over their work (grid-stride), so blocks beyond what the
-  // device keeps resident would only run after the first ones, with less work in flight.
-  const int64_t per_sm = abi.blocks_per_sm > 0 ? abi.blocks_per_sm : 8;
-  const int64_t max_blocks = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * per_sm;
-  const int64_t wanted = (largest + abi.block_size - 1) / abi.block_size;
-  block.grid = static_cast<uint32_t>(std::clamp<int64_t>(wanted, 1, max_blocks));
+  block.grid = static_cast<uint32_t>(std::min<int64_t>(grid, std::numeric_limits<int32_t>::max()));
   block.shared_bytes = 0;
 }
 

@@ -58,6 +58,9 @@ struct AbiNest {
   int32_t vec = 1;  // CUDA: consecutive row elements a thread takes at a time (one 16-byte load)
   int32_t registers = 64;  // CUDA: registers per thread the schedule is made for (sets __launch_bounds__)
   bool inner_reduced = true;  // whether the innermost dim of the reduced tensor is a reduced one
+  // CUDA: the points one block covers in one pass of a vector or tiled loop (0: a plain loop);
+  // such a nest is launched with a block per grain.
+  int64_t grain = 0;
 };
 
 // The argument block: the source declares `struct VfArgs` with member `f<k>` for fields[k] at
@@ -76,7 +79,7 @@ struct KernelAbi {
   bool index32 = false;  // CUDA: index math in 32 bits (every extent and storage span < 2^31)
   int32_t block_size = 256;  // CUDA threads per block
   // CUDA: blocks per multiprocessor the kernel is compiled to keep resident (the minimum of its
-  // __launch_bounds__); the grid is capped at one wave of them. 0: unset (no minimum, cap 8).
+  // __launch_bounds__); plain loops get at most one wave of them. 0: unset (no minimum, cap 8).
   int32_t blocks_per_sm = 0;
 };
 

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <limits>
 
 #include "codegen/generate_kernel.h"
 #include "codegen_test_util.h"
@@ -166,6 +168,27 @@ TEST(CodegenGpu, TiledTranspose_MatchesCpu) {
   Value* a = g.add_tensor_input("a", DType::Float32, {1000, 700});
   g.add_output(g.add(OpKind::Exp, {g.add(OpKind::Transpose, {a}, PermuteAttrs{{1, 0}})}));
   expect_gpu_matches_cpu(g, {random_tensor(DType::Float32, {1000, 700}, 51)});
+}
+
+// 1 + tanh(u) takes the special-function unit's exp2 and reciprocal on CUDA (vf_one_plus_tanh):
+// the tanh gelu and 1 - tanh(u) over the whole range, infinities and NaN, vectorized and not.
+TEST(CodegenGpu, OnePlusTanhOverTheRange_MatchesCpu) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  const int64_t n = 4099;  // not a multiple of the pack: the scalar loop takes the tail
+  HostTensor x = HostTensor::empty(DType::Float32, {n});
+  const double inf = std::numeric_limits<double>::infinity();
+  test::fill(x, [&](int64_t k) {
+    if (k < 3) return k == 0 ? inf : k == 1 ? -inf : std::nan("");
+    return -60.0 + 120.0 * static_cast<double>(k) / static_cast<double>(n);
+  });
+  Fusion f;
+  Value* a = f.add_tensor_input("x", DType::Float32, {n});
+  auto c = [&](double v) { return f.add_constant(Scalar::from_float(v)); };
+  Value* cube = f.add(OpKind::Mul, {f.add(OpKind::Mul, {a, a}), a});
+  Value* u = f.add(OpKind::Mul, {c(0.7978845608028654), f.add(OpKind::Add, {a, f.add(OpKind::Mul, {c(0.044715), cube})})});
+  f.add_output(f.add(OpKind::Mul, {f.add(OpKind::Mul, {c(0.5), a}), f.add(OpKind::Add, {c(1.0), f.add(OpKind::Tanh, {u})})}));
+  f.add_output(f.add(OpKind::Sub, {c(1.0), f.add(OpKind::Tanh, {a})}));
+  expect_gpu_matches_cpu(f, {x});
 }
 
 TEST(CodegenGpu, ElementwiseOpsAndCasts_MatchCpu) {

@@ -99,24 +99,45 @@ TEST(CudaSchedule, MergeHeads_RowVectorWithoutDivisionPerElement) {
   EXPECT_THAT(k.source, HasSubstr("*(vf_pack<vf_u16, 8>*)"));        // 16-byte stores
 }
 
-TEST(CudaSchedule, LaunchShape_OneWaveOfResidentBlocks) {
+// The launch shape pack_launch gives generated kernel k on 132 multiprocessors.
+LaunchBlock launch_on_132(const GeneratedKernel& k, const KernelSpec& spec) {
+  std::vector<KernelBuffer> in, out;
+  for (const Layout& l : spec.input_layouts) in.push_back({nullptr, &l});
+  for (const Layout& l : spec.output_layouts) out.push_back({nullptr, &l});
+  std::vector<Scalar> scalars(8);
+  LaunchBlock block;
+  pack_launch(k, KernelArgs{in, scalars, out, nullptr}, 132, block);
+  return block;
+}
+
+TEST(CudaSchedule, LaunchShape_VectorLoopOneBlockPerGrain) {
   Fusion f;
   merge_heads(f, {16, 32, 2048, 128});
   const KernelSpec spec = contiguous_spec(f);
   const GeneratedKernel k = generate_kernel(spec, Target::Cuda);
-  std::vector<KernelBuffer> in{{nullptr, &spec.input_layouts[0]}}, out{{nullptr, &spec.output_layouts[0]}};
-  std::vector<Scalar> scalars(1);
-  LaunchBlock block;
-  pack_launch(k, KernelArgs{in, scalars, out, nullptr}, 132, block);
+  ASSERT_EQ(k.abi.nests.size(), 1u);
+  EXPECT_EQ(k.abi.nests[0].grain, 8 * 4 * 256);  // packs of 8 bf16, 4 packs a thread, 256 threads
+  const LaunchBlock block = launch_on_132(k, spec);
   EXPECT_EQ(block.block, 256u);
-  EXPECT_EQ(block.grid, 132u * 4);
-  // A small tensor takes the blocks it needs.
-  Fusion g;
-  merge_heads(g, {1, 2, 3, 8});
-  const KernelSpec small = contiguous_spec(g);
-  std::vector<KernelBuffer> in2{{nullptr, &small.input_layouts[0]}}, out2{{nullptr, &small.output_layouts[0]}};
-  pack_launch(generate_kernel(small, Target::Cuda), KernelArgs{in2, scalars, out2, nullptr}, 132, block);
-  EXPECT_EQ(block.grid, 1u);
+  EXPECT_EQ(block.grid, 16u * 32 * 2048 * 128 / (8 * 4 * 256));
+  // A small tensor takes one block; a size that is not a multiple of the grain rounds up.
+  for (const auto& [shape, grid] : std::vector<std::pair<Shape, uint32_t>>{{{1, 2, 3, 8}, 1}, {{1, 3, 1000, 8}, 3}}) {
+    Fusion g;
+    merge_heads(g, shape);
+    const KernelSpec small = contiguous_spec(g);
+    EXPECT_EQ(launch_on_132(generate_kernel(small, Target::Cuda), small).grid, grid) << shape_to_string(shape);
+  }
+}
+
+TEST(CudaSchedule, LaunchShape_ReductionRowsOneWaveOfResidentBlocks) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {1 << 20, 64});
+  f.add_output(f.add(OpKind::Sum, {x}, DimsAttrs{{1}}));
+  const KernelSpec spec = contiguous_spec(f);
+  const GeneratedKernel k = generate_kernel(spec, Target::Cuda);
+  ASSERT_GT(k.abi.blocks_per_sm, 0);
+  EXPECT_EQ(k.abi.nests[0].grain, 0);
+  EXPECT_EQ(launch_on_132(k, spec).grid, 132u * static_cast<uint32_t>(k.abi.blocks_per_sm));
 }
 
 TEST(CudaSchedule, Transpose_TiledWithLoadsBeforeBarrier) {

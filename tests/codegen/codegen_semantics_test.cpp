@@ -1,10 +1,12 @@
 // Op semantics of generated CPU kernels against the reference executor and hand values: integer
-// wrapping and division by zero, float-to-int casts, NaN propagation, half rounding after each op.
+// wrapping and division by zero, float-to-int casts, NaN propagation, half rounding after each op,
+// 1 + tanh(u) written as vf_one_plus_tanh.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
+#include "codegen/generate_kernel.h"
 #include "codegen_test_util.h"
 #include "reference/random_inputs.h"
 
@@ -116,6 +118,59 @@ TEST(CodegenSemantics, MaxMinPropagateNaN_RoundHalfEven) {
   EXPECT_EQ(v[2], 2);
   EXPECT_EQ(v[3], 0);
   expect_matches_reference(backend(), f, in);
+}
+
+// The tanh gelu's 0.5 * x * (1 + tanh(c * (x + 0.044715 * x^3))) and 1 + tanh(u), tanh(u) + 1 and
+// 1 - tanh(u) over the whole range (where 1 + tanh(u) underflows, at infinities and NaN).
+Fusion one_plus_tanh_fusion(DType dtype, int64_t n) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", dtype, {n});
+  auto c = [&](double v) { return f.add_constant(Scalar::from_float(v)); };
+  Value* t = f.add(OpKind::Tanh, {x});
+  f.add_output(f.add(OpKind::Add, {c(1.0), t}));
+  f.add_output(f.add(OpKind::Add, {t, c(1.0)}));
+  f.add_output(f.add(OpKind::Sub, {c(1.0), t}));
+  Value* cube = f.add(OpKind::Mul, {f.add(OpKind::Mul, {x, x}), x});
+  Value* u = f.add(OpKind::Mul, {c(0.7978845608028654), f.add(OpKind::Add, {x, f.add(OpKind::Mul, {c(0.044715), cube})})});
+  Value* half_x = f.add(OpKind::Mul, {c(0.5), x});
+  f.add_output(f.add(OpKind::Mul, {half_x, f.add(OpKind::Add, {c(1.0), f.add(OpKind::Tanh, {u})})}));
+  return f;
+}
+
+std::vector<double> one_plus_tanh_inputs() {
+  std::vector<double> v{0.0, -0.0, 1e-30, -1e-30, 1e-8, -1e-8, 88.0, -88.0, 1e30, -1e30, kInf, -kInf, kNaN};
+  for (int k = -600; k <= 600; k += 7) v.push_back(k / 10.0);
+  return v;
+}
+
+TEST(CodegenSemantics, OnePlusTanh_FusedAndMatchesReference) {
+  const std::vector<double> v = one_plus_tanh_inputs();
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    const Fusion f = one_plus_tanh_fusion(dtype, static_cast<int64_t>(v.size()));
+    KernelSpec full{&f, {Layout::contiguous(f.inputs()[0]->shape)}, {}};
+    for (const Value* o : f.outputs()) full.output_layouts.push_back(Layout::contiguous(o->shape));
+    for (Target target : {Target::Cpu, Target::Cuda}) {
+      const std::string source = generate_kernel(full, target).source;
+      EXPECT_NE(source.find("vf_one_plus_tanh(-v"), std::string::npos) << "1 - tanh(u)";
+      size_t calls = 0;
+      for (size_t at = source.find("= vf_one_plus_tanh(v"); at != std::string::npos; at = source.find("= vf_one_plus_tanh(v", at + 1))
+        ++calls;
+      // 1 + tanh(u), tanh(u) + 1 and the gelu, in each loop that the source has (CUDA: two)
+      EXPECT_TRUE(calls > 0 && calls % 3 == 0) << calls;
+    }
+    SCOPED_TRACE(dtype_short_name(dtype));
+    expect_matches_reference(backend(), f, {from_values(dtype, v)});
+  }
+}
+
+TEST(CodegenSemantics, OnePlusTanhInHalfType_RoundsTanhFirst) {
+  // In bf16 the tanh is rounded before the add: no fused form.
+  const std::vector<double> v = one_plus_tanh_inputs();
+  const Fusion f = one_plus_tanh_fusion(DType::BFloat16, static_cast<int64_t>(v.size()));
+  KernelSpec spec{&f, {Layout::contiguous(f.inputs()[0]->shape)}, {}};
+  for (const Value* o : f.outputs()) spec.output_layouts.push_back(Layout::contiguous(o->shape));
+  EXPECT_EQ(generate_kernel(spec, Target::Cpu).source.find("vf_one_plus_tanh(v"), std::string::npos);
+  expect_matches_reference(backend(), f, {from_values(DType::BFloat16, v)});
 }
 
 // Every unary float op, on f32, f16 and f64, against the reference.
