@@ -167,7 +167,8 @@ bool row_vector_ok(const LoopNest& nest, const std::vector<VarUse>& use) {
 
 // The loads of a row-vector nest that move whole packs of V: address (invariant + innermost var),
 // and a guard, if any, with one answer per aligned group of V (a cat's source ranges that start
-// at multiples of V: each pack comes from one source). Sets v to V.
+// at multiples of V: each pack comes from one source) or that only says whether the value is
+// used (pred_in_bounds: the pack is read whole). Sets v to V.
 std::vector<char> row_vector_loads(const LoopNest& nest, const std::vector<VarUse>& use,
                                    const std::vector<AbiField>& fields, int& v) {
   const int64_t last = static_cast<int64_t>(nest.extents.size()) - 1;
@@ -182,7 +183,8 @@ std::vector<char> row_vector_loads(const LoopNest& nest, const std::vector<VarUs
     const std::vector<VarUse> group_use = group_var_uses(nest, last, v, fields);
     for (size_t id = 0; id < nest.values.size(); ++id) {
       const int pred = nest.values[id].pred;
-      if (vec_load[id] && pred >= 0 && group_use[pred] != VarUse::Invariant && group_use[pred] != VarUse::Grouped) {
+      if (vec_load[id] && pred >= 0 && !nest.values[id].pred_in_bounds && group_use[pred] != VarUse::Invariant &&
+          group_use[pred] != VarUse::Grouped) {
         vec_load[id] = 0;
         dropped = true;
       }
@@ -274,7 +276,9 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, const
     const std::string p = "p" + std::to_string(id) + "[u]";
     const std::string at = "((const " + std::string(memory_type(e.dtype)) + "*)" + field(e.param) + " + " +
                            index_ref(nest, e.index, vars) + ")";
-    if (e.pred >= 0) out += "            if (!(" + index_ref(nest, e.pred, vars) + ")) " + p + " = {};\n            else\n";
+    // A guard that only says whether the value is used (pred_in_bounds) is not tested: the pack is read.
+    if (e.pred >= 0 && !e.pred_in_bounds)
+      out += "            if (!(" + index_ref(nest, e.pred, vars) + ")) " + p + " = {};\n            else\n";
     out += "            if (aligned[u]) " + p + " = *(const " + pack_type(e.dtype, v) + "*)" + at + ";\n";
     out += "            else\n#pragma unroll\n              for (int lane = 0; lane < " + V + "; ++lane) " + p +
            ".e[lane] = " + at + "[lane];\n";

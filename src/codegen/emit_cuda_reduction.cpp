@@ -66,7 +66,7 @@ class RowSchedule {
       const std::vector<VarUse> use = group_var_uses(nest, static_cast<int64_t>(rank + inner) - 1, v_, fields);
       for (size_t id = 0; id < nest.values.size(); ++id) {
         const ValueExpr& e = nest.values[id];
-        packed_[id] = e.op == ValueOp::Load && e.pred < 0 && use[e.index] == VarUse::Unit;
+        packed_[id] = load_in_bounds(e) && use[e.index] == VarUse::Unit;
       }
       for (size_t k = 0; k < nest.stores.size(); ++k)
         packed_store_[k] = !nest.stores[k].row && use[nest.stores[k].index] == VarUse::Unit;
@@ -177,9 +177,23 @@ class RowSchedule {
       emit_index_defs(nest_, roots, vars_, "vf_index", i4, out);
       for (int id : load_now) {
         const ValueExpr& e = nest_.values[id];
-        out += i4 + "pk" + std::to_string(id) + (cached_[id] ? "[g]" : "") + " = *(const " + pack_type(e.dtype, v_) +
-               "*)((const " + memory_type(e.dtype) + "*)a.f" + std::to_string(e.param) + " + " +
-               index_ref(nest_, e.index, vars_) + ");\n";
+        const std::string pk = "pk" + std::to_string(id) + (cached_[id] ? "[g]" : "");
+        const std::string read = "*(const " + pack_type(e.dtype, v_) + "*)((const " + memory_type(e.dtype) + "*)a.f" +
+                                 std::to_string(e.param) + " + " + index_ref(nest_, e.index, vars_) + ")";
+        if (e.pred < 0) {
+          out += i4 + pk + " = " + read + ";\n";
+          continue;
+        }
+        // A where's operand (pred_in_bounds): the pack is read when its guard holds for any element.
+        const std::string need = "need" + std::to_string(id), i6 = i4 + "  ";
+        out += i4 + "bool " + need + " = false;\n";
+        out += "#pragma unroll\n";
+        out += i4 + "for (int jj = 0; jj < " + V + "; ++jj) {\n";
+        unravel_inner("kb + jj", i6, out);
+        emit_index_defs(nest_, {e.pred}, vars_, "vf_index", i6, out);
+        out += i6 + need + " = " + need + " || (" + index_ref(nest_, e.pred, vars_) + ");\n";
+        out += i4 + "}\n";
+        out += i4 + pk + " = " + need + " ? " + read + " : " + pack_type(e.dtype, v_) + "{};\n";
       }
       for (int k : stores_now) out += i4 + "ks" + std::to_string(k) + " = " + index_ref(nest_, nest_.stores[k].index, vars_) + ";\n";
       out += i2 + "}\n";

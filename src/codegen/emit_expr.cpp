@@ -319,14 +319,17 @@ std::string value_def(const LoopNest& nest, int id, const std::vector<std::strin
   std::string def;
   switch (e.op) {
     case ValueOp::Load: {
-      if (value_override && value_override->count(id))
+      const bool from_pack = value_override && value_override->count(id);
+      if (from_pack)
         def = value_override->at(id);
       else if (flat == kVectorLane)
         def = from_memory(e.dtype, "p" + std::to_string(id) + ".e[lane]");
       else
         def = load_expr(e.dtype, field_name(e.param),
                         flat.empty() ? ix(e.index) : field_name(e.flat_offset) + " + " + flat);
-      if (e.pred >= 0) def = "(" + ix(e.pred) + " ? " + def + " : (" + compute_type(e.dtype) + ")0)";
+      // A value read from a pack needs no guard when the guard only says whether it is used.
+      if (e.pred >= 0 && !(from_pack && e.pred_in_bounds))
+        def = "(" + ix(e.pred) + " ? " + def + " : (" + compute_type(e.dtype) + ")0)";
       break;
     }
     case ValueOp::Scalar: def = convert(e.dtype, field_name(e.param)); break;

@@ -92,7 +92,7 @@ void choose_reduction_schedule(const LoopNest& nest, const std::vector<AbiField>
     std::vector<VarUse> u = group_var_uses(nest, last, v, fields);
     int64_t widest = 0;
     for (const ValueExpr& e : nest.values)
-      if (e.op == ValueOp::Load && e.pred < 0 && u[e.index] == VarUse::Unit) widest = std::max(widest, dtype_size(e.dtype));
+      if (load_in_bounds(e) && u[e.index] == VarUse::Unit) widest = std::max(widest, dtype_size(e.dtype));
     for (const StoreStmt& s : nest.stores)
       if (!s.row && u[s.index] == VarUse::Unit) widest = std::max(widest, dtype_size(s.dtype));
     if (widest > 0 && widest * v <= 16) {
@@ -108,7 +108,7 @@ void choose_reduction_schedule(const LoopNest& nest, const std::vector<AbiField>
   int64_t registers = 0;  // 32-bit registers the row's loads take, were they all kept
   for (const ValueExpr& e : nest.values)
     if (e.op == ValueOp::Load && nest.index_uses_vars_from(e.index, static_cast<int64_t>(rank)))
-      registers += groups * vec * (use[e.index] == VarUse::Unit && e.pred < 0 ? dtype_size(e.dtype) : 4) / 4;
+      registers += groups * vec * (use[e.index] == VarUse::Unit && load_in_bounds(e) ? dtype_size(e.dtype) : 4) / 4;
   if (n.inner > 0 && groups <= kMaxGroups && registers <= kRegisters) {
     n.team = team;
     n.vec = vec;

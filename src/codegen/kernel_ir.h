@@ -9,7 +9,9 @@
 // constants, parameters of the argument block, + - * / % min, comparisons and `and`, select.
 // Value expressions carry a dtype and hold its compute type (float for the half types, which are
 // kept rounded to the half type after every op, as eager PyTorch does); loads may be guarded by
-// a predicate, in which case they read nothing and give 0 when it is false.
+// a predicate, in which case they read nothing and give 0 when it is false (a pad's or cat's
+// range test; or a where's condition when it compares loop indices, as a causal mask does: the
+// operand the condition discards is not read).
 //
 // A reduction nest iterates rows: its `extents` are the row dims (loop vars 0..r-1) and its
 // `inner_extents` the reduced dims (loop vars r..r+k-1), shared by every reduction in it. Per row,
@@ -63,11 +65,18 @@ struct ValueExpr {
   int param = -1, param2 = -1, index = -1, pred = -1;
   int flat_offset = -1;  // Load in a flat nest: the offset field (element = offset + flat index)
   int unit_var = -1;     // Load: the loop dim whose step moves the address by one element, if any
+  // Load with pred: the address is valid where pred is false too (a where's operand that its
+  // condition discards), so a pack holding such elements may be read whole.
+  bool pred_in_bounds = false;
   Scalar constant;
   int64_t iota_start = 0, iota_step = 1;
   std::vector<int> args;
   bool operator==(const ValueExpr&) const = default;
 };
+
+// A load whose address is valid at every point of the nest: unguarded, or guarded only to say
+// whether its value is used (pred_in_bounds). Packs of such loads may be read whole.
+inline bool load_in_bounds(const ValueExpr& e) { return e.op == ValueOp::Load && (e.pred < 0 || e.pred_in_bounds); }
 
 struct StoreStmt {
   int param = -1;  // OutputData field

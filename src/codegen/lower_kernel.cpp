@@ -241,7 +241,7 @@ class Lowering {
     return v->is_tensor ? visit(v, idx, pred) : scalar(v, is_half(dtype) ? DType::Float32 : dtype);
   }
 
-  int load(const Value* v, const ViewOf& view, const std::vector<int>& idx, int pred) {
+  int load(const Value* v, const ViewOf& view, const std::vector<int>& idx, int pred, bool pred_in_bounds = false) {
     AbiFieldKind stride_kind = AbiFieldKind::InputStride, offset_kind = AbiFieldKind::InputOffset;
     int buffer = view.input;
     std::vector<uint8_t>* classes = &ir_.abi.input_classes[view.input];
@@ -316,6 +316,7 @@ class Lowering {
     e.param = ir_.field(AbiFieldKind::InputData, view.input);
     e.index = index;
     e.pred = pred;
+    e.pred_in_bounds = pred >= 0 && pred_in_bounds;
     return nest_->value(e);
   }
 
@@ -345,6 +346,36 @@ class Lowering {
     memo_.emplace(std::move(key), result);
     return result;
   }
+
+  // The index expression equal to bool value `id` when it compares int64 iotas (start 0, step 1)
+  // and small constants, as a causal mask does; -1 otherwise.
+  int index_condition(int id) {
+    const ValueExpr e = nest_->values[id];
+    if (e.op != ValueOp::Apply || e.args.size() != 2 || e.operand_dtype != DType::Int64) return -1;
+    const int a = integer_index(e.args[0]), b = integer_index(e.args[1]);
+    if (a < 0 || b < 0) return -1;
+    switch (e.fn) {
+      case OpKind::Lt: return nest_->binary(IndexOp::Lt, a, b);
+      case OpKind::Gt: return nest_->binary(IndexOp::Lt, b, a);
+      case OpKind::Ge: return nest_->binary(IndexOp::Ge, a, b);
+      case OpKind::Le: return nest_->binary(IndexOp::Ge, b, a);
+      case OpKind::Eq: return nest_->binary(IndexOp::Eq, a, b);
+      case OpKind::Ne: return negate(nest_->binary(IndexOp::Eq, a, b));
+      default: return -1;
+    }
+  }
+  // An int64 value as an index expression that cannot overflow 32-bit index math: a loop index
+  // (an iota from 0 by 1) or a constant below 2^30 in magnitude; -1 otherwise.
+  int integer_index(int id) {
+    const ValueExpr& e = nest_->values[id];
+    if (e.dtype != DType::Int64) return -1;
+    if (e.op == ValueOp::Iota && e.iota_start == 0 && e.iota_step == 1) return e.index;
+    if (e.op == ValueOp::Constant && e.constant.kind == ScalarKind::Int && e.constant.i > -(int64_t{1} << 30) &&
+        e.constant.i < (int64_t{1} << 30))
+      return nest_->constant(e.constant.i);
+    return -1;
+  }
+  int negate(int cond) { return nest_->binary(IndexOp::Eq, cond, nest_->constant(0)); }
 
   void lower_reduction_nest(const Node& first);
   void store_output(int o, const std::vector<int>& idx, bool row);
@@ -747,8 +778,15 @@ int Lowering::lower_node(const Node& n, const Value* out, const std::vector<int>
   e.fn = n.op;
   e.dtype = dtype;
   e.operand_dtype = operand_dtype;
-  for (size_t i = 0; i < n.inputs.size(); ++i)
-    e.args.push_back(operand(n.inputs[i], idx, pred, i < first ? DType::Bool : operand_dtype));
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    // where(c, a, b) with c a comparison of loop indices: an input that c discards is not read.
+    const auto view = i >= first && n.op == OpKind::Where && pred < 0 ? views_.find(n.inputs[i]) : views_.end();
+    const int used_when = view != views_.end() ? index_condition(e.args[0]) : -1;
+    if (used_when >= 0)
+      e.args.push_back(load(n.inputs[i], view->second, idx, i == 1 ? used_when : negate(used_when), true));
+    else
+      e.args.push_back(operand(n.inputs[i], idx, pred, i < first ? DType::Bool : operand_dtype));
+  }
   return nest_->value(e);
 }
 

@@ -304,6 +304,44 @@ TEST_P(ReductionKernels, DivisionByRowResult_ZeroDividendsAndSpecialDivisors) {
 // Few rows longer than a team keeps in registers are reduced in two stages (passes/split_reductions.h):
 // whole-tensor sums, half types (float32 partials), reduced dims that are not innermost, and a
 // softmax over long rows whose max and sum are both split, the epilogue reading their results.
+// A causal mask built from iotas, where(i >= j, s, -inf) and where(j > i, -inf, s): the scores it
+// discards are not read (their loads are guarded, packs read when any element is kept), the
+// softmax matches the reference; s used unmasked too (s * 2) is still read in full.
+TEST_P(ReductionKernels, CausalMaskedSoftmax_DiscardedScoresUnreadMatchReference) {
+  for (const int64_t t : {1, 5, 37, 64, 260}) {
+    for (const bool swapped : {false, true}) {
+      SCOPED_TRACE("t " + std::to_string(t) + (swapped ? ", where(j > i, -inf, s)" : ", where(i >= j, s, -inf)"));
+      const Shape s{2, 3, t, t};
+      auto f = std::make_shared<Fusion>();
+      Value* x = f->add_tensor_input("s", DType::Float32, s);
+      Value* iota = f->add(OpKind::Iota, {}, IotaAttrs{t, 0, 1, DType::Int64});
+      Value* i = f->add(OpKind::BroadcastInDim, {iota}, BroadcastAttrs{{t, t}, {0}});
+      Value* j = f->add(OpKind::BroadcastInDim, {iota}, BroadcastAttrs{{t, t}, {1}});
+      Value* ninf = f->add_constant(Scalar::from_float(-std::numeric_limits<double>::infinity()));
+      Value* cond = swapped ? f->add(OpKind::Gt, {j, i}) : f->add(OpKind::Ge, {i, j});
+      Value* mask = f->add(OpKind::BroadcastInDim, {cond}, BroadcastAttrs{s, {2, 3}});
+      Value* m = swapped ? f->add(OpKind::Where, {mask, ninf, x}) : f->add(OpKind::Where, {mask, x, ninf});
+      auto row = [&](Value* r) { return f->add(OpKind::BroadcastInDim, {r}, BroadcastAttrs{s, {0, 1, 2}}); };
+      Value* e = f->add(OpKind::Exp, {f->add(OpKind::Sub, {m, row(f->add(OpKind::Amax, {m}, DimsAttrs{{3}}))})});
+      f->add_output(f->add(OpKind::Div, {e, row(f->add(OpKind::Sum, {e}, DimsAttrs{{3}}))}));
+      const int64_t outputs = swapped ? 2 : 1;
+      if (swapped) f->add_output(f->add(OpKind::Mul, {x, f->add_constant(Scalar::from_float(2.0))}));
+      const Plan plan = check(f, {random_tensor(DType::Float32, s, 73)}, t);
+      ASSERT_EQ(plan.segments.size(), 1u);
+      const KernelIR ir = lower_kernel(plan.segments[0].spec);
+      int guarded = 0, unguarded = 0;
+      for (const ValueExpr& v : ir.nests.at(0).values) {
+        guarded += v.op == ValueOp::Load && v.pred >= 0 && v.pred_in_bounds;
+        unguarded += v.op == ValueOp::Load && v.pred < 0;
+      }
+      EXPECT_EQ(guarded, 1);
+      EXPECT_EQ(unguarded, outputs - 1);  // the unmasked s * 2
+      if (t % 4 == 0)
+        EXPECT_THAT(generate_kernel(plan.segments[0].spec, Target::Cuda).source, HasSubstr(" ? *(const vf_pack<float, 4>*)"));
+    }
+  }
+}
+
 TEST_P(ReductionKernels, LongFewRows_SplitInTwoStagesMatchReference) {
   std::vector<std::pair<std::string, std::function<void(Fusion&)>>> cases;
   auto reduce = [&](OpKind op, DType dtype, Shape shape, std::vector<int64_t> dims) {
