@@ -806,4 +806,21 @@ std::string kernel_form_problem(const KernelSpec& spec) {
   return "";
 }
 
+std::vector<std::string> partly_read_inputs(const KernelSpec& spec) {
+  std::vector<std::string> names;
+  try {
+    const KernelIR ir = lower_kernel(spec);
+    for (const LoopNest& nest : ir.nests) {
+      for (const ValueExpr& e : nest.values) {
+        if (e.op != ValueOp::Load || !e.pred_in_bounds) continue;
+        const std::string& name = spec.fusion->inputs().at(static_cast<size_t>(ir.abi.fields.at(e.param).a))->name;
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+    }
+  } catch (const UnsupportedKernel&) {
+    return {};
+  }
+  return names;
+}
+
 }  // namespace vf

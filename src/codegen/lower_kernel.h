@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/error.h"
 #include "codegen/kernel_ir.h"
@@ -30,5 +31,10 @@ KernelIR lower_kernel(const KernelSpec& spec);
 
 // Why lower_kernel cannot compute the segment (the UnsupportedKernel message), or "" when it can.
 std::string kernel_form_problem(const KernelSpec& spec);
+
+// The names of the inputs that the kernel reads only in part: the operand of a where that its
+// loop-index condition discards (a causal mask's scores) is read only where the condition keeps
+// it. Empty when there are none or lower_kernel cannot compute the segment.
+std::vector<std::string> partly_read_inputs(const KernelSpec& spec);
 
 }  // namespace vf

@@ -241,7 +241,7 @@ class Planner {
       const std::string own = kernel_form_problem(seg.spec);
       VF_INTERNAL_CHECK(own.empty(), "the kernel of prims.", op_name(r->op), " ", r->output()->name,
                         " alone cannot be generated: ", own);
-      seg.note = "split: " + problem;
+      seg.note = "split: " + problem + (seg.note.empty() ? "" : "; " + seg.note);
       commit_kernel(std::move(seg), placements);
     }
     std::vector<const Value*> rest;
@@ -253,7 +253,7 @@ class Planner {
     }
     if (rest.empty()) return;
     Segment seg = make_kernel(nodes_for(rest, group_has), rest, rest_placements);
-    seg.note = "split: " + problem;
+    seg.note = "split: " + problem + (seg.note.empty() ? "" : "; " + seg.note);
     commit_kernel(std::move(seg), rest_placements);
   }
 
@@ -320,6 +320,12 @@ class Planner {
     for (const auto& [v, p] : root_placements) {
       seg.spec.output_layouts.push_back(p.layout);
       seg.bytes_written += v->nbytes();
+    }
+    if (seg.kind == SegmentKind::Kernel) {
+      std::string partly;
+      for (const std::string& name : partly_read_inputs(seg.spec)) partly += (partly.empty() ? "" : ", ") + name;
+      if (!partly.empty())
+        seg.note = "skips the elements of " + partly + " that a where's loop-index condition discards (reads above: an upper bound)";
     }
     return seg;
   }
