@@ -216,9 +216,9 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
       }
     }
   }
-  // Nests with a grain get a block per grain of their points (each block makes one pass of its
-  // loop); the others' grid-stride loops get at most one wave of the blocks the device keeps
-  // resident, since blocks beyond it would only start after the first ones finish.
+  // Nests with a grain get a block per grain of their points or rows (each block makes one pass
+  // of its loop); the others' grid-stride loops get at most one wave of the blocks the device
+  // keeps resident, since blocks beyond it would only start after the first ones finish.
   const int64_t per_sm = abi.blocks_per_sm > 0 ? abi.blocks_per_sm : 8;
   const int64_t wave = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * per_sm;
   int64_t total = 0, grid = 1;

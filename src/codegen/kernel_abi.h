@@ -58,8 +58,8 @@ struct AbiNest {
   int32_t vec = 1;  // CUDA: consecutive row elements a thread takes at a time (one 16-byte load)
   int32_t registers = 64;  // CUDA: registers per thread the schedule is made for (sets __launch_bounds__)
   bool inner_reduced = true;  // whether the innermost dim of the reduced tensor is a reduced one
-  // CUDA: the points one block covers in one pass of a vector or tiled loop (0: a plain loop);
-  // such a nest is launched with a block per grain.
+  // CUDA: the points (a reduction nest: rows) one block covers in one pass of a vector, tiled or
+  // row loop (0: a plain loop); such a nest is launched with a block per grain.
   int64_t grain = 0;
 };
 

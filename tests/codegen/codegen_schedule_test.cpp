@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "codegen/generate_kernel.h"
 #include "codegen/lower_kernel.h"
 #include "codegen_test_util.h"
@@ -129,15 +131,35 @@ TEST(CudaSchedule, LaunchShape_VectorLoopOneBlockPerGrain) {
   }
 }
 
-TEST(CudaSchedule, LaunchShape_ReductionRowsOneWaveOfResidentBlocks) {
+TEST(CudaSchedule, LaunchShape_ReductionOneBlockPerTeamsOfRows) {
+  // Rows of 64: a warp per row, 8 rows per block of 256 threads; rows of 4096 bf16: a block per row.
+  for (const auto& [shape, dtype, rows_per_block] :
+       std::vector<std::tuple<Shape, DType, int64_t>>{{{1 << 20, 64}, DType::Float32, 8}, {{1000, 4096}, DType::BFloat16, 1}}) {
+    Fusion f;
+    Value* x = f.add_tensor_input("x", dtype, shape);
+    f.add_output(f.add(OpKind::Sum, {x}, DimsAttrs{{1}}));
+    const KernelSpec spec = contiguous_spec(f);
+    const GeneratedKernel k = generate_kernel(spec, Target::Cuda);
+    ASSERT_GT(k.abi.blocks_per_sm, 0);
+    EXPECT_EQ(k.abi.nests[0].grain, rows_per_block) << shape_to_string(shape);
+    EXPECT_EQ(k.abi.nests[0].grain * k.abi.nests[0].team, k.abi.block_size);
+    EXPECT_EQ(launch_on_132(k, spec).grid, static_cast<uint32_t>((shape[0] + rows_per_block - 1) / rows_per_block));
+  }
+}
+
+TEST(CudaSchedule, LaunchShape_PlainLoopOneWaveOfResidentBlocks) {
+  // A column-major output of a row-major input's exp: stores walk the outer dim, loads the inner
+  // one; no vector or tiled schedule, a grid-stride loop.
   Fusion f;
-  Value* x = f.add_tensor_input("x", DType::Float32, {1 << 20, 64});
-  f.add_output(f.add(OpKind::Sum, {x}, DimsAttrs{{1}}));
-  const KernelSpec spec = contiguous_spec(f);
+  Value* x = f.add_tensor_input("x", DType::Float32, {4096, 4096});
+  f.add_output(f.add(OpKind::Exp, {x}));
+  KernelSpec spec = contiguous_spec(f);
+  spec.output_layouts[0].strides = {1, 4096};
   const GeneratedKernel k = generate_kernel(spec, Target::Cuda);
-  ASSERT_GT(k.abi.blocks_per_sm, 0);
+  ASSERT_EQ(k.abi.nests.size(), 1u);
   EXPECT_EQ(k.abi.nests[0].grain, 0);
-  EXPECT_EQ(launch_on_132(k, spec).grid, 132u * static_cast<uint32_t>(k.abi.blocks_per_sm));
+  const uint32_t per_sm = k.abi.blocks_per_sm > 0 ? static_cast<uint32_t>(k.abi.blocks_per_sm) : 8;
+  EXPECT_EQ(launch_on_132(k, spec).grid, 132u * per_sm);
 }
 
 TEST(CudaSchedule, Transpose_TiledWithLoadsBeforeBarrier) {
