@@ -22,16 +22,14 @@ const char kPreludeCommon[] =
 
 std::string field(int k) { return "a.f" + std::to_string(k); }
 
-// Packs each thread keeps in flight per iteration of the vector loops: U independent 16-byte loads
-// per buffer before the first use. 4, or 2 when the body calls a math library function (the
-// unrolled copies of its body would not fit 64 registers), and at most as many as keep the
-// packs of all `vector_loads` within 48 registers (a RoPE reads eight packs a step).
-int packs_in_flight(const LoopNest& nest, int vector_loads) {
-  int u = 4;
-  for (const ValueExpr& e : nest.values)
-    if (e.op == ValueOp::Apply && calls_math_function(e.fn)) u = 2;
-  constexpr int kPackRegisters = 4, kLoadRegisters = 48;
-  return std::clamp(kLoadRegisters / std::max(1, kPackRegisters * vector_loads), 1, u);
+// Packs each thread keeps in flight per pass of the vector loops: U independent 16-byte loads per
+// buffer before the first use. 2, and at most as many as keep the packs of all `vector_loads`
+// within 48 registers (a RoPE reads eight packs a step). With a block per grain (plan_cuda_launch)
+// the blocks keep enough in flight: on the H200 a copy moved 96% of the ceiling with one pack per
+// thread and 95% with four, and four packs of the merge-heads permute spilled.
+int packs_in_flight(int vector_loads) {
+  constexpr int kPacks = 2, kPackRegisters = 4, kLoadRegisters = 48;
+  return std::clamp(kLoadRegisters / std::max(1, kPackRegisters * vector_loads), 1, kPacks);
 }
 
 int count(const std::vector<char>& flags) { return static_cast<int>(std::count(flags.begin(), flags.end(), 1)); }
@@ -58,7 +56,7 @@ VectorPlan flat_vector_plan(const LoopNest& nest) {
   plan.loads.assign(nest.values.size(), 0);
   for (size_t id = 0; id < nest.values.size(); ++id) plan.loads[id] = nest.values[id].op == ValueOp::Load;
   plan.v = vector_width(nest, plan.loads);
-  plan.u = packs_in_flight(nest, count(plan.loads));
+  plan.u = packs_in_flight(count(plan.loads));
   return plan;
 }
 
@@ -149,11 +147,15 @@ void emit_unravel(const std::string& flat, const std::vector<std::string>& sizes
   }
 }
 
-void emit_dividers(const std::vector<std::string>& sizes, const std::string& pre, const std::string& indent,
-                   std::string& out) {
-  for (size_t d = 1; d < sizes.size(); ++d)
-    out += indent + "const vf_divider " + pre + "dv" + std::to_string(d) + " = vf_make_divider((vf_u32)" + sizes[d] +
-           ");\n";
+// Declares vf_divider <pre>dv<d> for 1 <= d < sizes.size(), sizes[d] = (size field, b) standing
+// for ceil(size / b): the host computes each at launch (AbiFieldKind::Divider), so a block that
+// makes one pass of its loop does no 64-bit division to set them up.
+void emit_dividers(KernelAbi& abi, const std::vector<std::pair<int, int64_t>>& sizes, const std::string& pre,
+                   const std::string& indent, std::string& out) {
+  for (size_t d = 1; d < sizes.size(); ++d) {
+    const int k = abi_field(abi, AbiFieldKind::Divider, sizes[d].first, static_cast<int32_t>(sizes[d].second));
+    out += indent + "const vf_divider " + pre + "dv" + std::to_string(d) + " = vf_divider_of(" + field(k) + ");\n";
+  }
 }
 
 // Whether a nest that is not flat can move packs along its innermost loop dim: every store's
@@ -196,7 +198,7 @@ std::vector<char> row_vector_loads(const LoopNest& nest, const std::vector<VarUs
 VectorPlan row_vector_plan(const LoopNest& nest, const std::vector<VarUse>& use, const std::vector<AbiField>& fields) {
   VectorPlan plan;
   plan.loads = row_vector_loads(nest, use, fields, plan.v);
-  plan.u = packs_in_flight(nest, count(plan.loads));
+  plan.u = packs_in_flight(count(plan.loads));
   return plan;
 }
 
@@ -207,11 +209,11 @@ VectorPlan row_vector_plan(const LoopNest& nest, const std::vector<VarUse>& use,
 // its guard once per pack); other loads read element by element. packs_in_flight steps per
 // iteration, their loads issued before any use. Extents that are not a multiple of V take the
 // plain loop.
-void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, const std::vector<AbiField>& fields,
+void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, KernelAbi& abi,
                      const std::vector<std::string>& sizes, const std::vector<std::string>& vars, bool index32,
                      const std::string& pre, std::string& out) {
   const size_t rank = nest.extents.size();
-  const VectorPlan plan = row_vector_plan(nest, use, fields);
+  const VectorPlan plan = row_vector_plan(nest, use, abi.fields);
   const int v = plan.v;
   const std::vector<char>& vec_load = plan.loads;
   const std::string V = std::to_string(v), U = std::to_string(plan.u);
@@ -219,7 +221,11 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, const
   vsizes[rank - 1] = pre + "sv";
   out += "    if (" + sizes[rank - 1] + " % " + V + " == 0) {\n";
   out += "      const vf_index " + pre + "sv = " + sizes[rank - 1] + " / " + V + ";\n";
-  if (index32) emit_dividers(vsizes, pre, "      ", out);
+  if (index32) {
+    std::vector<std::pair<int, int64_t>> divisors;
+    for (size_t d = 0; d < rank; ++d) divisors.emplace_back(nest.extents[d], d + 1 == rank ? v : 1);
+    emit_dividers(abi, divisors, pre, "      ", out);
+  }
   out += "      const vf_i64 steps = numel / " + V + ", stride = blockDim.x, span = " + U + " * stride;\n";
   out += "      for (vf_i64 q0 = (vf_i64)blockIdx.x * span + threadIdx.x; q0 < steps; q0 += (vf_i64)gridDim.x * span) {\n";
   // Per step u: its loop vars, whether it is aligned, the addresses and the loaded packs.
@@ -379,7 +385,9 @@ std::vector<int> tile_sides(const KernelIR& ir) {
 // flight), then the body runs with threads along the innermost dim (coalesced stores), reading
 // those loads from the tile and its other loads from registers filled before the barrier. With
 // 32-bit index math, the tile number is unravelled by multiply-high division.
-void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, int block, std::string& out) {
+void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, KernelAbi& abi, std::string& out) {
+  const bool index32 = abi.index32;
+  const int block = abi.block_size;
   const size_t rank = nest.extents.size();
   const std::string pre = "n" + std::to_string(n) + "_";
   auto size = [&](size_t d) { return pre + "s" + std::to_string(d); };
@@ -394,22 +402,26 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, in
   const std::string sp = size(p), sl = size(rank - 1);
   // Tile coordinates, innermost first: the tile along the last dim, along p, then the other dims.
   std::vector<std::string> tsizes, tvars;
+  std::vector<std::pair<int, int64_t>> divisors;  // tsizes as (size field, tile side or 1)
   for (size_t d = 0; d + 1 < rank; ++d)
     if (static_cast<int>(d) != p) {
       tsizes.push_back(size(d));
       tvars.push_back(vars[d]);
+      divisors.emplace_back(nest.extents[d], 1);
     }
   tsizes.push_back(pre + "tiles_p");
   tvars.push_back(pre + "tp");
+  divisors.emplace_back(nest.extents[static_cast<size_t>(p)], t);
   tsizes.push_back(pre + "tiles_l");
   tvars.push_back(pre + "tl");
+  divisors.emplace_back(nest.extents[rank - 1], t);
   out += "    const vf_index " + pre + "tiles_p = (" + sp + " + " + T + " - 1) / " + T + ", " + pre + "tiles_l = (" + sl +
          " + " + T + " - 1) / " + T + ";\n";
   std::string tiles = "(vf_i64)" + pre + "tiles_p * " + pre + "tiles_l";
   for (size_t d = 0; d + 1 < rank; ++d)
     if (static_cast<int>(d) != p) tiles += " * " + size(d);
   out += "    const vf_i64 tiles = " + tiles + ";\n";
-  if (index32) emit_dividers(tsizes, pre, "    ", out);
+  if (index32) emit_dividers(abi, divisors, pre, "    ", out);
   std::unordered_map<int, std::string> from_tile;
   for (int id : tiled) {
     const ValueExpr& e = nest.values[id];
@@ -502,12 +514,12 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, bool index32, in
   out += "    }\n  }\n";
 }
 
-void emit_nest(const LoopNest& nest, int n, const std::vector<AbiField>& fields, int tile, bool index32, int block,
-               std::string& out) {
+void emit_nest(const LoopNest& nest, int n, KernelAbi& abi, int tile, std::string& out) {
   if (tile > 0) {
-    emit_tiled_nest(nest, n, transposed_dim(nest), tile, index32, block, out);
+    emit_tiled_nest(nest, n, transposed_dim(nest), tile, abi, out);
     return;
   }
+  const bool index32 = abi.index32;
   const size_t rank = nest.extents.size();
   const std::string p = "n" + std::to_string(n) + "_";
   std::vector<std::string> vars, sizes;
@@ -525,7 +537,7 @@ void emit_nest(const LoopNest& nest, int n, const std::vector<AbiField>& fields,
     emit_vector_part(nest, out);
   } else if (!nest.flat && rank > 0) {
     const std::vector<VarUse> use = var_uses(nest, static_cast<int64_t>(rank) - 1);
-    if (row_vector_ok(nest, use)) emit_row_vector(nest, use, fields, sizes, vars, index32, p, out);
+    if (row_vector_ok(nest, use)) emit_row_vector(nest, use, abi, sizes, vars, index32, p, out);
   }
   out += "    for (vf_i64 flat = start + (vf_i64)blockIdx.x * blockDim.x + threadIdx.x; flat < numel;\n";
   out += "         flat += (vf_i64)gridDim.x * blockDim.x) {\n";
@@ -605,7 +617,17 @@ void plan_cuda_launch(KernelIR& ir) {
   ir.abi.blocks_per_sm = blocks;
 }
 
-std::string emit_cuda(const KernelIR& ir, const std::string& entry) {
+std::string emit_cuda(KernelIR& ir, const std::string& entry) {
+  // The body first: it adds the Divider fields its loops use; then the argument block.
+  std::string body;
+  const std::vector<int> sides = tile_sides(ir);
+  for (size_t n = 0; n < ir.nests.size(); ++n) {
+    if (ir.nests[n].is_reduction())
+      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n], ir.abi.fields, body);
+    else
+      emit_nest(ir.nests[n], static_cast<int>(n), ir.abi, sides[n], body);
+  }
+  finalize_abi(ir.abi, ir.abi.index32);
   std::string out = "// Generated by viewfuse (CUDA pointwise kernel).\n";
   out += kPreludeCuda;
   out += kPreludeCommon;
@@ -614,13 +636,7 @@ std::string emit_cuda(const KernelIR& ir, const std::string& entry) {
   const std::string min_blocks = ir.abi.blocks_per_sm > 0 ? ", " + std::to_string(ir.abi.blocks_per_sm) : "";
   out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(ir.abi.block_size) + min_blocks + ") " + entry +
          "(const VfArgs a) {\n";
-  const std::vector<int> sides = tile_sides(ir);
-  for (size_t n = 0; n < ir.nests.size(); ++n) {
-    if (ir.nests[n].is_reduction())
-      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n], ir.abi.fields, out);
-    else
-      emit_nest(ir.nests[n], static_cast<int>(n), ir.abi.fields, sides[n], ir.abi.index32, ir.abi.block_size, out);
-  }
+  out += body;
   out += "}\n";
   return out;
 }

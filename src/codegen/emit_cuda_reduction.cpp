@@ -31,7 +31,9 @@ void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& i
   out += indent + "  if (threadIdx.x % 32 == 0) " + buf + "[threadIdx.x / 32] = " + acc + ";\n";
   out += indent + "  __syncthreads();\n";
   out += indent + "  " + acc + " = " + buf + "[0];\n";
-  out += indent + "  for (int w = 1; w < (int)(blockDim.x / 32); ++w) " + acc + " = " +
+  // A block-wide team: the block's team / 32 warps (a constant trip count, unrolled).
+  out += "#pragma unroll\n";
+  out += indent + "  for (int w = 1; w < " + std::to_string(team / 32) + "; ++w) " + acc + " = " +
          reduce_combine(r, acc, buf + "[w]") + ";\n";
   out += indent + "}\n";
 }

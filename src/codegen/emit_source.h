@@ -126,7 +126,8 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, c
                               std::string& out);
 
 std::string emit_cpp(const KernelIR& ir, const std::string& entry);
-std::string emit_cuda(const KernelIR& ir, const std::string& entry);
+// The CUDA source of ir; finalizes ir.abi (finalize_abi) after adding the Divider fields its loops use.
+std::string emit_cuda(KernelIR& ir, const std::string& entry);
 // Sets the launch shape the CUDA schedules of `ir` are made for: KernelAbi::blocks_per_sm and
 // each nest's AbiNest::grain.
 void plan_cuda_launch(KernelIR& ir);

@@ -124,7 +124,7 @@ void choose_reduction_schedule(const LoopNest& nest, const std::vector<AbiField>
 GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
   KernelIR ir = lower_kernel(spec);
   const bool index32 = target == Target::Cuda && index32_ok(spec, ir.abi);
-  finalize_abi(ir.abi, index32);
+  ir.abi.index32 = index32;
   for (size_t k = 0; k < ir.abi.nests.size(); ++k) {
     AbiNest& n = ir.abi.nests[k];
     if (n.output >= 0) continue;
@@ -139,9 +139,23 @@ GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
   GeneratedKernel k;
   k.target = target;
   k.entry = "vf_kernel";
-  k.source = target == Target::Cpu ? emit_cpp(ir, k.entry) : emit_cuda(ir, k.entry);
+  if (target == Target::Cpu) {
+    finalize_abi(ir.abi, index32);
+    k.source = emit_cpp(ir, k.entry);
+  } else {
+    k.source = emit_cuda(ir, k.entry);  // finalizes the ABI
+  }
   k.abi = std::move(ir.abi);
   return k;
+}
+
+// For s = ceil(log2 d): m = floor(2^32 * (2^s - d) / d) + 1 (below 2^32, as 2^s - d < d).
+uint64_t divider_bits(int64_t d) {
+  VF_INTERNAL_CHECK(d >= 0 && d < (int64_t{1} << 31), "a divider of ", d, " is out of 32-bit index math");
+  const uint64_t u = d == 0 ? 1 : static_cast<uint64_t>(d);
+  const uint64_t s = u == 1 ? 0 : 64 - static_cast<uint64_t>(std::countl_zero(u - 1));
+  const uint64_t m = ((uint64_t{1} << 32) * ((uint64_t{1} << s) - u)) / u + 1;
+  return (m & 0xffffffffu) | (s << 32);
 }
 
 void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_count, LaunchBlock& block) {
@@ -201,6 +215,7 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
         i64 = s.kind == ScalarKind::Float ? static_cast<int64_t>(s.f) : s.i;
         break;
       }
+      case AbiFieldKind::Divider: continue;  // below, from the size fields
     }
     std::byte* at = base + f.offset;
     switch (f.type) {
@@ -215,6 +230,20 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
         break;
       }
     }
+  }
+  for (const AbiField& f : abi.fields) {
+    if (f.kind != AbiFieldKind::Divider) continue;
+    const AbiField& size = abi.fields[static_cast<size_t>(f.a)];
+    int64_t n = 0;
+    if (size.type == AbiFieldType::I32) {
+      int32_t n32;
+      std::memcpy(&n32, base + size.offset, 4);
+      n = n32;
+    } else {
+      std::memcpy(&n, base + size.offset, 8);
+    }
+    const uint64_t packed = divider_bits((n + f.b - 1) / f.b);
+    std::memcpy(base + f.offset, &packed, 8);
   }
   // Nests with a grain get a block per grain of their points or rows (each block makes one pass
   // of its loop); the others' grid-stride loops get at most one wave of the blocks the device

@@ -38,4 +38,8 @@ struct LaunchBlock {
 // the CUDA grid.
 void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_count, LaunchBlock& block);
 
+// The bits of a Divider field for divisor d (0 <= d < 2^31; 0 divides nothing and gets 1's):
+// the vf_divider's m in the low 32 bits, its shift s above, n / d being (umulhi(n, m) + n) >> s.
+uint64_t divider_bits(int64_t d);
+
 }  // namespace vf

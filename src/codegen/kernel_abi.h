@@ -24,6 +24,9 @@ enum class AbiFieldKind : uint8_t {
   Constant,      // `value`: a number of this spec (a reshape size, a slice start, ...); a = node id, b = slot
   ScalarF64,     // a = fusion input: a scalar input passed as double
   ScalarI64,     // a = fusion input: a scalar input passed as int64 (bool as 0/1)
+  // CUDA, 32-bit index math: the multiply-high divider of ceil(field a / b) (a = a size field of
+  // this block, b >= 1), computed at launch: vf_divider m in the low 32 bits, its shift above.
+  Divider,
 };
 
 // C type of a field: Ptr = void*, I64 = int64_t, I32 = int32_t, F64 = double.

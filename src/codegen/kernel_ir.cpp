@@ -138,7 +138,7 @@ int LoopNest::assign_phases() {
   return phases;
 }
 
-int KernelIR::field(AbiFieldKind kind, int32_t a, int32_t b, int64_t value) {
+int abi_field(KernelAbi& abi, AbiFieldKind kind, int32_t a, int32_t b, int64_t value) {
   for (size_t i = 0; i < abi.fields.size(); ++i) {
     const AbiField& f = abi.fields[i];
     if (f.kind == kind && f.a == a && f.b == b) return static_cast<int>(i);
@@ -284,7 +284,7 @@ void finalize_abi(KernelAbi& abi, bool index32) {
       case AbiFieldKind::ScalarF64:
         f.type = AbiFieldType::F64;
         break;
-      case AbiFieldKind::ScalarI64:
+      case AbiFieldKind::ScalarI64: case AbiFieldKind::Divider:
         f.type = AbiFieldType::I64;
         break;
       case AbiFieldKind::Constant:

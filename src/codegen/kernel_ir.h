@@ -148,12 +148,14 @@ std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t gr
 // The Constant fields that var is divided by (or taken the remainder of) in index expression id.
 std::vector<int> var_divisors(const LoopNest& nest, int id, int64_t var);
 
+// A parameter field of abi, deduplicated by (kind, a, b); Constant fields by (a, b) with its value.
+int abi_field(KernelAbi& abi, AbiFieldKind kind, int32_t a, int32_t b = 0, int64_t value = 0);
+
 struct KernelIR {
   KernelAbi abi;  // fields are the parameters (ids index abi.fields); offsets set by finalize
   std::vector<LoopNest> nests;
 
-  // A parameter field, deduplicated by (kind, a, b); Constant fields by (a, b) with its value.
-  int field(AbiFieldKind kind, int32_t a, int32_t b = 0, int64_t value = 0);
+  int field(AbiFieldKind kind, int32_t a, int32_t b = 0, int64_t value = 0) { return abi_field(abi, kind, a, b, value); }
 };
 
 // Sets each field's type (index fields I32 when index32) and byte offset, abi.size and abi.align.

@@ -778,15 +778,17 @@ int Lowering::lower_node(const Node& n, const Value* out, const std::vector<int>
   e.fn = n.op;
   e.dtype = dtype;
   e.operand_dtype = operand_dtype;
+  // where(c, a, b) with c a comparison of loop indices: an input operand that c discards is not
+  // read, and c is tested in index math (a select).
+  const int index_cond = n.op == OpKind::Where && pred < 0 ? index_condition(operand(n.inputs[0], idx, pred, DType::Bool)) : -1;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
-    // where(c, a, b) with c a comparison of loop indices: an input that c discards is not read.
-    const auto view = i >= first && n.op == OpKind::Where && pred < 0 ? views_.find(n.inputs[i]) : views_.end();
-    const int used_when = view != views_.end() ? index_condition(e.args[0]) : -1;
-    if (used_when >= 0)
-      e.args.push_back(load(n.inputs[i], view->second, idx, i == 1 ? used_when : negate(used_when), true));
+    const auto view = index_cond >= 0 && i >= first ? views_.find(n.inputs[i]) : views_.end();
+    if (view != views_.end())
+      e.args.push_back(load(n.inputs[i], view->second, idx, i == 1 ? index_cond : negate(index_cond), true));
     else
       e.args.push_back(operand(n.inputs[i], idx, pred, i < first ? DType::Bool : operand_dtype));
   }
+  if (index_cond >= 0) return select(index_cond, e.args[1], e.args[2], dtype);
   return nest_->value(e);
 }
 

@@ -165,7 +165,7 @@ TEST(CudaSpills, BenchmarkKernels_AtMostRecorded) {
       {"layer_norm", [](Fusion& f) { norm(f, false, false); }, 8},
       {"rms_norm", [](Fusion& f) { norm(f, true, false); }, 0},
       {"add_layer_norm", [](Fusion& f) { norm(f, false, true); }, 0},
-      {"causal_softmax", causal_softmax, 4},
+      {"causal_softmax", causal_softmax, 0},
       {"merge_heads_producer", [](Fusion& f) { merge_heads(f, false); }, 0},
       {"merge_heads_consumer", [](Fusion& f) { merge_heads(f, true); }, 0},
       {"bias_gelu_tanh", bias_gelu, 0},

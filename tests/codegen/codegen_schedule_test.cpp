@@ -96,7 +96,7 @@ TEST(CudaSchedule, MergeHeads_RowVectorWithoutDivisionPerElement) {
   EXPECT_TRUE(k.abi.index32);
   EXPECT_EQ(k.abi.blocks_per_sm, 4);
   EXPECT_THAT(k.source, HasSubstr("__launch_bounds__(256, 4)"));
-  EXPECT_THAT(k.source, HasSubstr("vf_make_divider"));
+  EXPECT_THAT(k.source, HasSubstr("= vf_divider_of(a.f"));  // set up by the host
   EXPECT_THAT(k.source, HasSubstr("*(const vf_pack<vf_u16, 8>*)"));  // 16-byte loads
   EXPECT_THAT(k.source, HasSubstr("*(vf_pack<vf_u16, 8>*)"));        // 16-byte stores
 }
@@ -118,12 +118,12 @@ TEST(CudaSchedule, LaunchShape_VectorLoopOneBlockPerGrain) {
   const KernelSpec spec = contiguous_spec(f);
   const GeneratedKernel k = generate_kernel(spec, Target::Cuda);
   ASSERT_EQ(k.abi.nests.size(), 1u);
-  EXPECT_EQ(k.abi.nests[0].grain, 8 * 4 * 256);  // packs of 8 bf16, 4 packs a thread, 256 threads
+  EXPECT_EQ(k.abi.nests[0].grain, 8 * 2 * 256);  // packs of 8 bf16, 2 packs a thread, 256 threads
   const LaunchBlock block = launch_on_132(k, spec);
   EXPECT_EQ(block.block, 256u);
-  EXPECT_EQ(block.grid, 16u * 32 * 2048 * 128 / (8 * 4 * 256));
+  EXPECT_EQ(block.grid, 16u * 32 * 2048 * 128 / (8 * 2 * 256));
   // A small tensor takes one block; a size that is not a multiple of the grain rounds up.
-  for (const auto& [shape, grid] : std::vector<std::pair<Shape, uint32_t>>{{{1, 2, 3, 8}, 1}, {{1, 3, 1000, 8}, 3}}) {
+  for (const auto& [shape, grid] : std::vector<std::pair<Shape, uint32_t>>{{{1, 2, 3, 8}, 1}, {{1, 3, 1000, 8}, 6}}) {
     Fusion g;
     merge_heads(g, shape);
     const KernelSpec small = contiguous_spec(g);
@@ -160,6 +160,27 @@ TEST(CudaSchedule, LaunchShape_PlainLoopOneWaveOfResidentBlocks) {
   EXPECT_EQ(k.abi.nests[0].grain, 0);
   const uint32_t per_sm = k.abi.blocks_per_sm > 0 ? static_cast<uint32_t>(k.abi.blocks_per_sm) : 8;
   EXPECT_EQ(launch_on_132(k, spec).grid, 132u * per_sm);
+}
+
+// The device divides n < 2^31 by d as (umulhi(n, m) + n) >> s in 32 bits, m and s from the host.
+TEST(CudaSchedule, HostDividers_DivideExactly) {
+  std::vector<int64_t> divisors{1, 2, 3, 5, 7, 12, 16, 100, 127, 128, 129, 1000, 2048, 4097, 65535, 65536, 65537,
+                                (int64_t{1} << 30) - 1, int64_t{1} << 30, (int64_t{1} << 30) + 1, (int64_t{1} << 31) - 1};
+  uint64_t state = 12345;
+  auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+  for (int k = 0; k < 200; ++k) divisors.push_back(static_cast<int64_t>(next() >> 33) + 1);
+  for (int64_t d : divisors) {
+    const uint64_t bits = divider_bits(d);
+    const auto m = static_cast<uint32_t>(bits), s = static_cast<uint32_t>(bits >> 32);
+    std::vector<uint32_t> numerators{0, 1, static_cast<uint32_t>(d - 1), static_cast<uint32_t>(std::min<int64_t>(d, 0x7fffffff)),
+                                     0x7ffffffeu, 0x7fffffffu};
+    for (int k = 0; k < 50; ++k) numerators.push_back(static_cast<uint32_t>(next() >> 33));
+    for (uint32_t n : numerators) {
+      const auto high = static_cast<uint32_t>((uint64_t{n} * m) >> 32);
+      ASSERT_EQ((high + n) >> s, n / static_cast<uint64_t>(d)) << n << " / " << d;
+    }
+  }
+  EXPECT_EQ(divider_bits(0), divider_bits(1));  // an empty extent divides nothing
 }
 
 TEST(CudaSchedule, Transpose_TiledWithLoadsBeforeBarrier) {
