@@ -574,7 +574,7 @@ bool calls_math_function(OpKind fn) {
 }
 
 // Vector schedules keep 4 blocks of 256 threads resident (up to 64 registers a thread; with
-// 4 packs each, 64 KB in flight per multiprocessor); tiled ones as many as their
+// 2 packs each, 32 KB in flight per multiprocessor); tiled ones as many as their
 // shared memory allows, up to 4; a reduction nest as many as its registers per thread allow
 // (AbiNest::registers). Kernels with only plain loops set none.
 //
