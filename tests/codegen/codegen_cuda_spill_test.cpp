@@ -162,7 +162,7 @@ struct SpillCase {
 TEST(CudaSpills, BenchmarkKernels_AtMostRecorded) {
   VF_TEST_REQUIRE_NVRTC();
   const SpillCase cases[] = {
-      {"layer_norm", [](Fusion& f) { norm(f, false, false); }, 8},
+      {"layer_norm", [](Fusion& f) { norm(f, false, false); }, 0},
       {"rms_norm", [](Fusion& f) { norm(f, true, false); }, 0},
       {"add_layer_norm", [](Fusion& f) { norm(f, false, true); }, 0},
       {"causal_softmax", causal_softmax, 0},
