@@ -162,14 +162,14 @@ struct SpillCase {
 TEST(CudaSpills, BenchmarkKernels_AtMostRecorded) {
   VF_TEST_REQUIRE_NVRTC();
   const SpillCase cases[] = {
-      {"layer_norm", [](Fusion& f) { norm(f, false, false); }, 8},
+      {"layer_norm", [](Fusion& f) { norm(f, false, false); }, 0},
       {"rms_norm", [](Fusion& f) { norm(f, true, false); }, 0},
       {"add_layer_norm", [](Fusion& f) { norm(f, false, true); }, 0},
       {"causal_softmax", causal_softmax, 0},
       {"merge_heads_producer", [](Fusion& f) { merge_heads(f, false); }, 0},
       {"merge_heads_consumer", [](Fusion& f) { merge_heads(f, true); }, 0},
       {"bias_gelu_tanh", bias_gelu, 0},
-      {"llama_rope", llama_rope, 76},  // eight 16-byte loads a step (docs/performance.md)
+      {"llama_rope", llama_rope, 0},
       {"transpose2d_add", transpose_add, 0},
       {"elementwise_chain", chain, 0},
   };
