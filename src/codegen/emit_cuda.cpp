@@ -202,13 +202,34 @@ VectorPlan row_vector_plan(const LoopNest& nest, const std::vector<VarUse>& use,
   return plan;
 }
 
+// A C condition that holds when index expression `id` is a multiple of m at the first point of
+// every step (where the innermost loop var `last` is a multiple of m): parameters are tested at
+// run time, other loop vars are unknown, products are multiples when a factor is, sums when both
+// terms are. Memoized in `memo` (the expressions form a DAG).
+std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_t m, std::vector<std::string>& memo) {
+  if (!memo[id].empty()) return memo[id];
+  const IndexExpr& e = nest.indices[id];
+  auto f = [&](int k) { return multiple_at_steps(nest, k, last, m, memo); };
+  std::string c = "false";
+  switch (e.op) {
+    case IndexOp::Const: c = e.value % m == 0 ? "true" : "false"; break;
+    case IndexOp::Param: c = "(" + field(static_cast<int>(e.value)) + " % " + std::to_string(m) + " == 0)"; break;
+    case IndexOp::Var: c = e.value == last ? "true" : "false"; break;
+    case IndexOp::Add: case IndexOp::Sub: case IndexOp::Min: c = "(" + f(e.a) + " && " + f(e.b) + ")"; break;
+    case IndexOp::Mul: c = "(" + f(e.a) + " || " + f(e.b) + ")"; break;
+    case IndexOp::Select: c = "(" + f(e.b) + " && " + f(e.c) + ")"; break;
+    default: break;
+  }
+  return memo[id] = c;
+}
+
 // The row-vector schedule: each step of a thread covers V consecutive points along the innermost
 // dim (the extent a multiple of V), with the outer index math done once per step (divisions by
 // multiply-high with 32-bit index math). The loads of row_vector_loads and every store move whole
-// packs when the step's addresses are aligned, element by element otherwise (a guarded load tests
-// its guard once per pack); other loads read element by element. packs_in_flight steps per
-// iteration, their loads issued before any use. Extents that are not a multiple of V take the
-// plain loop.
+// packs (a guarded load tests its guard once per pack); other loads read element by element.
+// packs_in_flight steps per iteration, their loads issued before any use. The loop runs when every
+// pack is aligned, tested once (multiple_at_steps); extents that are not a multiple of V and
+// unaligned packs take the plain loop.
 void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, KernelAbi& abi,
                      const std::vector<std::string>& sizes, const std::vector<std::string>& vars, bool index32,
                      const std::string& pre, std::string& out) {
@@ -219,7 +240,18 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   const std::string V = std::to_string(v), U = std::to_string(plan.u);
   std::vector<std::string> vsizes = sizes;
   vsizes[rank - 1] = pre + "sv";
-  out += "    if (" + sizes[rank - 1] + " % " + V + " == 0) {\n";
+  // Every pack address aligned at every step, tested once: the base pointers and the index
+  // expressions' parameters. Otherwise the nest takes the plain loop.
+  std::vector<std::string> memo(nest.indices.size());
+  std::string aligned;
+  auto test = [&](DType dtype, int data, int index) {
+    aligned += " && vf_aligned(" + field(data) + ", " + std::to_string(v * dtype_size(dtype)) + ") && " +
+               multiple_at_steps(nest, index, static_cast<int64_t>(rank) - 1, v, memo);
+  };
+  for (size_t id = 0; id < nest.values.size(); ++id)
+    if (vec_load[id]) test(nest.values[id].dtype, nest.values[id].param, nest.values[id].index);
+  for (const StoreStmt& st : nest.stores) test(st.dtype, st.param, st.index);
+  out += "    if (" + sizes[rank - 1] + " % " + V + " == 0" + aligned + ") {\n";
   out += "      const vf_index " + pre + "sv = " + sizes[rank - 1] + " / " + V + ";\n";
   if (index32) {
     std::vector<std::pair<int, int64_t>> divisors;
@@ -228,10 +260,9 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   }
   out += "      const vf_i64 steps = numel / " + V + ", stride = blockDim.x, span = " + U + " * stride;\n";
   out += "      for (vf_i64 q0 = (vf_i64)blockIdx.x * span + threadIdx.x; q0 < steps; q0 += (vf_i64)gridDim.x * span) {\n";
-  // Per step u: its loop vars, whether it is aligned, the addresses and the loaded packs.
+  // Per step u: its loop vars, the store addresses and the loaded packs.
   std::string decl;
   for (size_t d = 0; d < rank; ++d) decl += "        vf_index iv" + std::to_string(d) + "[" + U + "];\n";
-  decl += "        bool aligned[" + U + "];\n";
   std::vector<int> roots;
   std::unordered_map<int, std::string> override;
   for (size_t id = 0; id < nest.values.size(); ++id) {
@@ -262,32 +293,17 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   out += "          {\n";
   for (size_t d = 0; d < rank; ++d) out += "            const vf_index " + vars[d] + " = iv" + std::to_string(d) + "[u];\n";
   emit_index_defs(nest, roots, vars, "vf_index", "            ", out);
-  std::string aligned = "true";
-  for (size_t id = 0; id < nest.values.size(); ++id) {
-    if (!vec_load[id]) continue;
-    const ValueExpr& e = nest.values[id];
-    aligned += " && vf_aligned((const " + std::string(memory_type(e.dtype)) + "*)" + field(e.param) + " + " +
-               index_ref(nest, e.index, vars) + ", " + std::to_string(v * dtype_size(e.dtype)) + ")";
-  }
-  for (size_t k = 0; k < nest.stores.size(); ++k) {
-    const StoreStmt& s = nest.stores[k];
-    out += "            js" + std::to_string(k) + "[u] = " + index_ref(nest, s.index, vars) + ";\n";
-    aligned += " && vf_aligned((const " + std::string(memory_type(s.dtype)) + "*)" + field(s.param) + " + " +
-               index_ref(nest, s.index, vars) + ", " + std::to_string(v * dtype_size(s.dtype)) + ")";
-  }
-  out += "            aligned[u] = " + aligned + ";\n";
+  for (size_t k = 0; k < nest.stores.size(); ++k)
+    out += "            js" + std::to_string(k) + "[u] = " + index_ref(nest, nest.stores[k].index, vars) + ";\n";
   for (size_t id = 0; id < nest.values.size(); ++id) {
     if (!vec_load[id]) continue;
     const ValueExpr& e = nest.values[id];
     const std::string p = "p" + std::to_string(id) + "[u]";
-    const std::string at = "((const " + std::string(memory_type(e.dtype)) + "*)" + field(e.param) + " + " +
-                           index_ref(nest, e.index, vars) + ")";
     // A guard that only says whether the value is used (pred_in_bounds) is not tested: the pack is read.
     if (e.pred >= 0 && !e.pred_in_bounds)
       out += "            if (!(" + index_ref(nest, e.pred, vars) + ")) " + p + " = {};\n            else\n";
-    out += "            if (aligned[u]) " + p + " = *(const " + pack_type(e.dtype, v) + "*)" + at + ";\n";
-    out += "            else\n#pragma unroll\n              for (int lane = 0; lane < " + V + "; ++lane) " + p +
-           ".e[lane] = " + at + "[lane];\n";
+    out += "            " + p + " = *(const " + pack_type(e.dtype, v) + "*)((const " + memory_type(e.dtype) + "*)" +
+           field(e.param) + " + " + index_ref(nest, e.index, vars) + ");\n";
   }
   out += "          }\n";
   out += "        }\n";
@@ -318,12 +334,10 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   out += "            }\n";
   out += "          }\n";
   for (size_t k = 0; k < nest.stores.size(); ++k) {
-    const StoreStmt& s = nest.stores[k];
+    const StoreStmt& st = nest.stores[k];
     const std::string ks = std::to_string(k);
-    const std::string at = "((" + std::string(memory_type(s.dtype)) + "*)" + field(s.param) + " + js" + ks + "[u])";
-    out += "          if (aligned[u]) *(" + pack_type(s.dtype, v) + "*)" + at + " = s" + ks + ";\n";
-    out += "          else\n#pragma unroll\n            for (int lane = 0; lane < " + V + "; ++lane) " + at +
-           "[lane] = s" + ks + ".e[lane];\n";
+    out += "          *(" + pack_type(st.dtype, v) + "*)((" + memory_type(st.dtype) + "*)" + field(st.param) + " + js" + ks +
+           "[u]) = s" + ks + ";\n";
   }
   out += "        }\n";
   out += "      }\n";
@@ -573,8 +587,14 @@ bool calls_math_function(OpKind fn) {
   }
 }
 
-// Vector schedules keep 4 blocks of 256 threads resident (up to 64 registers a thread; with
-// 2 packs each, 32 KB in flight per multiprocessor); tiled ones as many as their
+int vector_blocks_per_sm(const VectorPlan& plan) {
+  constexpr int kPackRegisters = 4;
+  return count(plan.loads) * plan.u * kPackRegisters <= 16 ? 6 : 4;
+}
+
+// Vector schedules keep 6 blocks of 256 threads resident when their packs in flight take at most
+// 16 registers a thread (42 registers; 48 KB in flight per multiprocessor), else 4 (64 registers:
+// a RoPE's eight loads a step); tiled ones as many as their
 // shared memory allows, up to 4; a reduction nest as many as its registers per thread allow
 // (AbiNest::registers). Kernels with only plain loops set none.
 //
@@ -603,13 +623,13 @@ void plan_cuda_launch(KernelIR& ir) {
     } else if (nest.flat && !nest.stores.empty()) {
       const VectorPlan plan = flat_vector_plan(nest);
       abi.grain = int64_t{plan.v} * plan.u * ir.abi.block_size;
-      take(4);
+      take(vector_blocks_per_sm(plan));
     } else if (!nest.flat && rank > 0) {
       const std::vector<VarUse> use = var_uses(nest, rank - 1);
       if (!row_vector_ok(nest, use)) continue;
       const VectorPlan plan = row_vector_plan(nest, use, ir.abi.fields);
       abi.grain = int64_t{plan.v} * plan.u * ir.abi.block_size;
-      take(4);
+      take(vector_blocks_per_sm(plan));
     }
   }
   // 228 KB of shared memory per multiprocessor on sm_90, 1 KB of it reserved per block.

@@ -16,6 +16,7 @@ namespace vf {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using test::contiguous_spec;
 
 CpuBackend& backend() {
@@ -94,9 +95,12 @@ TEST(CudaSchedule, MergeHeads_RowVectorWithoutDivisionPerElement) {
   merge_heads(f, {16, 32, 2048, 128});
   const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
   EXPECT_TRUE(k.abi.index32);
-  EXPECT_EQ(k.abi.blocks_per_sm, 4);
-  EXPECT_THAT(k.source, HasSubstr("__launch_bounds__(256, 4)"));
+  EXPECT_EQ(k.abi.blocks_per_sm, 6);  // one load of two packs in flight a thread
+  EXPECT_THAT(k.source, HasSubstr("__launch_bounds__(256, 6)"));
   EXPECT_THAT(k.source, HasSubstr("= vf_divider_of(a.f"));  // set up by the host
+  // Alignment tested once, before the loop: the base pointers and the offset and strides.
+  EXPECT_THAT(k.source, HasSubstr("n0_s3 % 8 == 0 && vf_aligned(a.f"));
+  EXPECT_THAT(k.source, Not(HasSubstr("aligned[")));
   EXPECT_THAT(k.source, HasSubstr("*(const vf_pack<vf_u16, 8>*)"));  // 16-byte loads
   EXPECT_THAT(k.source, HasSubstr("*(vf_pack<vf_u16, 8>*)"));        // 16-byte stores
 }
