@@ -138,6 +138,40 @@ int LoopNest::assign_phases() {
   return phases;
 }
 
+namespace {
+
+// An int64 value of nest as an index expression: a loop index (an iota from 0 by 1) or a constant
+// below 2^30 in magnitude; -1 otherwise.
+int integer_index(LoopNest& nest, int id) {
+  const ValueExpr& e = nest.values[id];
+  if (e.dtype != DType::Int64) return -1;
+  if (e.op == ValueOp::Iota && e.iota_start == 0 && e.iota_step == 1) return e.index;
+  constexpr int64_t kLimit = int64_t{1} << 30;
+  if (e.op == ValueOp::Constant && e.constant.kind == ScalarKind::Int && e.constant.i > -kLimit && e.constant.i < kLimit)
+    return nest.constant(e.constant.i);
+  return -1;
+}
+
+}  // namespace
+
+int index_not(LoopNest& nest, int cond) { return nest.binary(IndexOp::Eq, cond, nest.constant(0)); }
+
+int index_condition(LoopNest& nest, int value) {
+  const ValueExpr e = nest.values[value];
+  if (e.op != ValueOp::Apply || e.args.size() != 2 || e.operand_dtype != DType::Int64) return -1;
+  const int a = integer_index(nest, e.args[0]), b = integer_index(nest, e.args[1]);
+  if (a < 0 || b < 0) return -1;
+  switch (e.fn) {
+    case OpKind::Lt: return nest.binary(IndexOp::Lt, a, b);
+    case OpKind::Gt: return nest.binary(IndexOp::Lt, b, a);
+    case OpKind::Ge: return nest.binary(IndexOp::Ge, a, b);
+    case OpKind::Le: return nest.binary(IndexOp::Ge, b, a);
+    case OpKind::Eq: return nest.binary(IndexOp::Eq, a, b);
+    case OpKind::Ne: return index_not(nest, nest.binary(IndexOp::Eq, a, b));
+    default: return -1;
+  }
+}
+
 int abi_field(KernelAbi& abi, AbiFieldKind kind, int32_t a, int32_t b, int64_t value) {
   for (size_t i = 0; i < abi.fields.size(); ++i) {
     const AbiField& f = abi.fields[i];

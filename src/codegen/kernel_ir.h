@@ -148,6 +148,12 @@ std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t gr
 // The Constant fields that var is divided by (or taken the remainder of) in index expression id.
 std::vector<int> var_divisors(const LoopNest& nest, int id, int64_t var);
 
+// The index expression equal to bool value `value` of nest when it compares int64 loop indices
+// (iotas from 0 by 1) and constants below 2^30 in magnitude, as a causal mask does, so that it
+// cannot overflow 32-bit index math; -1 otherwise. index_not(cond) is cond == 0.
+int index_condition(LoopNest& nest, int value);
+int index_not(LoopNest& nest, int cond);
+
 // A parameter field of abi, deduplicated by (kind, a, b); Constant fields by (a, b) with its value.
 int abi_field(KernelAbi& abi, AbiFieldKind kind, int32_t a, int32_t b = 0, int64_t value = 0);
 

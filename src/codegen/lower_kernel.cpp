@@ -347,35 +347,6 @@ class Lowering {
     return result;
   }
 
-  // The index expression equal to bool value `id` when it compares int64 iotas (start 0, step 1)
-  // and small constants, as a causal mask does; -1 otherwise.
-  int index_condition(int id) {
-    const ValueExpr e = nest_->values[id];
-    if (e.op != ValueOp::Apply || e.args.size() != 2 || e.operand_dtype != DType::Int64) return -1;
-    const int a = integer_index(e.args[0]), b = integer_index(e.args[1]);
-    if (a < 0 || b < 0) return -1;
-    switch (e.fn) {
-      case OpKind::Lt: return nest_->binary(IndexOp::Lt, a, b);
-      case OpKind::Gt: return nest_->binary(IndexOp::Lt, b, a);
-      case OpKind::Ge: return nest_->binary(IndexOp::Ge, a, b);
-      case OpKind::Le: return nest_->binary(IndexOp::Ge, b, a);
-      case OpKind::Eq: return nest_->binary(IndexOp::Eq, a, b);
-      case OpKind::Ne: return negate(nest_->binary(IndexOp::Eq, a, b));
-      default: return -1;
-    }
-  }
-  // An int64 value as an index expression that cannot overflow 32-bit index math: a loop index
-  // (an iota from 0 by 1) or a constant below 2^30 in magnitude; -1 otherwise.
-  int integer_index(int id) {
-    const ValueExpr& e = nest_->values[id];
-    if (e.dtype != DType::Int64) return -1;
-    if (e.op == ValueOp::Iota && e.iota_start == 0 && e.iota_step == 1) return e.index;
-    if (e.op == ValueOp::Constant && e.constant.kind == ScalarKind::Int && e.constant.i > -(int64_t{1} << 30) &&
-        e.constant.i < (int64_t{1} << 30))
-      return nest_->constant(e.constant.i);
-    return -1;
-  }
-  int negate(int cond) { return nest_->binary(IndexOp::Eq, cond, nest_->constant(0)); }
 
   void lower_reduction_nest(const Node& first);
   void store_output(int o, const std::vector<int>& idx, bool row);
@@ -780,11 +751,12 @@ int Lowering::lower_node(const Node& n, const Value* out, const std::vector<int>
   e.operand_dtype = operand_dtype;
   // where(c, a, b) with c a comparison of loop indices: an input operand that c discards is not
   // read, and c is tested in index math (a select).
-  const int index_cond = n.op == OpKind::Where && pred < 0 ? index_condition(operand(n.inputs[0], idx, pred, DType::Bool)) : -1;
+  const int index_cond =
+      n.op == OpKind::Where && pred < 0 ? index_condition(*nest_, operand(n.inputs[0], idx, pred, DType::Bool)) : -1;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const auto view = index_cond >= 0 && i >= first ? views_.find(n.inputs[i]) : views_.end();
     if (view != views_.end())
-      e.args.push_back(load(n.inputs[i], view->second, idx, i == 1 ? index_cond : negate(index_cond), true));
+      e.args.push_back(load(n.inputs[i], view->second, idx, i == 1 ? index_cond : index_not(*nest_, index_cond), true));
     else
       e.args.push_back(operand(n.inputs[i], idx, pred, i < first ? DType::Bool : operand_dtype));
   }
