@@ -150,6 +150,28 @@ TEST(CodegenGpu, RotateHalfCat_MatchesCpu) {
   }
 }
 
+// The merge-heads permute in the row-vector schedule, whose packs' alignment is tested once per
+// nest: aligned inputs (offset 0 or 8, rows of 24) take the vector loop; an odd offset or a row
+// stride of 28 (not a multiple of the pack) sends the whole nest to the plain loop.
+TEST(CodegenGpu, MergeHeadsAlignedOrNot_MatchCpu) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  const Shape shape{2, 3, 5, 24};
+  for (const auto& [offset, row_stride] : std::vector<std::pair<int64_t, int64_t>>{{0, 24}, {8, 24}, {1, 24}, {0, 28}}) {
+    SCOPED_TRACE("offset " + std::to_string(offset) + ", row stride " + std::to_string(row_stride));
+    Fusion f;
+    Value* x = f.add_tensor_input("x", DType::BFloat16, shape);
+    Value* y = f.add(OpKind::Add, {f.add(OpKind::Mul, {x, f.add_constant(Scalar::from_float(0.125))}),
+                                   f.add_constant(Scalar::from_float(1.0))});
+    Value* t = f.add(OpKind::Transpose, {y}, PermuteAttrs{{0, 2, 1, 3}});
+    f.add_output(f.add(OpKind::Reshape, {t}, ReshapeAttrs{{2, 5, 3 * 24}}));
+    Layout l = Layout::contiguous(shape, offset);
+    l.strides = {3 * 5 * row_stride, 5 * row_stride, row_stride, 1};
+    HostTensor in = tensor_with_layout(DType::BFloat16, l);
+    test::fill(in, [](int64_t k) { return static_cast<double>((k * 7) % 23) - 11.0; });
+    expect_gpu_matches_cpu(f, {in});
+  }
+}
+
 // Transpose-like nests take the shared-memory tiled schedule.
 TEST(CodegenGpu, TiledTranspose_MatchesCpu) {
   VF_TEST_REQUIRE_GPU_AND_NVRTC();
