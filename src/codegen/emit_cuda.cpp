@@ -231,8 +231,9 @@ std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_
 // pack is aligned, tested once (multiple_at_steps); extents that are not a multiple of V and
 // unaligned packs take the plain loop.
 void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, KernelAbi& abi,
-                     const std::vector<std::string>& sizes, const std::vector<std::string>& vars, bool index32,
+                     const std::vector<std::string>& sizes, const std::vector<std::string>& vars,
                      const std::string& pre, std::string& out) {
+  const bool index32 = abi.index32;
   const size_t rank = nest.extents.size();
   const VectorPlan plan = row_vector_plan(nest, use, abi.fields);
   const int v = plan.v;
@@ -533,7 +534,6 @@ void emit_nest(const LoopNest& nest, int n, KernelAbi& abi, int tile, std::strin
     emit_tiled_nest(nest, n, transposed_dim(nest), tile, abi, out);
     return;
   }
-  const bool index32 = abi.index32;
   const size_t rank = nest.extents.size();
   const std::string p = "n" + std::to_string(n) + "_";
   std::vector<std::string> vars, sizes;
@@ -551,7 +551,7 @@ void emit_nest(const LoopNest& nest, int n, KernelAbi& abi, int tile, std::strin
     emit_vector_part(nest, out);
   } else if (!nest.flat && rank > 0) {
     const std::vector<VarUse> use = var_uses(nest, static_cast<int64_t>(rank) - 1);
-    if (row_vector_ok(nest, use)) emit_row_vector(nest, use, abi, sizes, vars, index32, p, out);
+    if (row_vector_ok(nest, use)) emit_row_vector(nest, use, abi, sizes, vars, p, out);
   }
   out += "    for (vf_i64 flat = start + (vf_i64)blockIdx.x * blockDim.x + threadIdx.x; flat < numel;\n";
   out += "         flat += (vf_i64)gridDim.x * blockDim.x) {\n";
@@ -587,6 +587,7 @@ bool calls_math_function(OpKind fn) {
   }
 }
 
+// 6 resident blocks when the packs in flight take at most 16 registers a thread, else 4 (below).
 int vector_blocks_per_sm(const VectorPlan& plan) {
   constexpr int kPackRegisters = 4;
   return count(plan.loads) * plan.u * kPackRegisters <= 16 ? 6 : 4;

@@ -157,7 +157,7 @@ int integer_index(LoopNest& nest, int id) {
 int index_not(LoopNest& nest, int cond) { return nest.binary(IndexOp::Eq, cond, nest.constant(0)); }
 
 int index_condition(LoopNest& nest, int value) {
-  const ValueExpr e = nest.values[value];
+  const ValueExpr& e = nest.values[value];  // the index ops below add indices, not values
   if (e.op != ValueOp::Apply || e.args.size() != 2 || e.operand_dtype != DType::Int64) return -1;
   const int a = integer_index(nest, e.args[0]), b = integer_index(nest, e.args[1]);
   if (a < 0 || b < 0) return -1;

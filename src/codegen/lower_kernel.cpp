@@ -347,7 +347,6 @@ class Lowering {
     return result;
   }
 
-
   void lower_reduction_nest(const Node& first);
   void store_output(int o, const std::vector<int>& idx, bool row);
   int reduce(OpKind op, DType acc_dtype, int value, DType result_dtype);
