@@ -120,44 +120,6 @@ void emit_vector_part(const LoopNest& nest, std::string& out) {
   out += "    }\n";
 }
 
-// Statements that set vars[d] (d < rank) to the multi-index of flat position `flat` (an
-// expression of type vf_index) over sizes[d], the innermost size being sizes[rank - 1] and the
-// innermost index multiplied by `inner_scale`. With dividers (32-bit index math), divisions use
-// the vf_divider dv<d> declared by emit_dividers.
-void emit_unravel(const std::string& flat, const std::vector<std::string>& sizes, const std::vector<std::string>& vars,
-                  const std::string& inner_scale, bool dividers, const std::string& pre, const std::string& indent,
-                  std::string& out) {
-  const size_t rank = sizes.size();
-  out += indent + "vf_index " + pre + "rest = " + flat + ";\n";
-  for (size_t d = rank; d-- > 0;) {
-    const std::string scale = d + 1 == rank && !inner_scale.empty() ? " * " + inner_scale : "";
-    if (d == 0) {
-      out += indent + vars[d] + " = " + pre + "rest" + scale + ";\n";
-      continue;
-    }
-    if (dividers) {
-      out += indent + "{\n" + indent + "  const vf_index quot = (vf_index)vf_div((vf_u32)" + pre + "rest, " + pre + "dv" +
-             std::to_string(d) + ");\n";
-      out += indent + "  " + vars[d] + " = (" + pre + "rest - quot * " + sizes[d] + ")" + scale + ";\n";
-      out += indent + "  " + pre + "rest = quot;\n" + indent + "}\n";
-    } else {
-      out += indent + vars[d] + " = (" + pre + "rest % " + sizes[d] + ")" + scale + ";\n";
-      out += indent + pre + "rest /= " + sizes[d] + ";\n";
-    }
-  }
-}
-
-// Declares vf_divider <pre>dv<d> for 1 <= d < sizes.size(), sizes[d] = (size field, b) standing
-// for ceil(size / b): the host computes each at launch (AbiFieldKind::Divider), so a block that
-// makes one pass of its loop does no 64-bit division to set them up.
-void emit_dividers(KernelAbi& abi, const std::vector<std::pair<int, int64_t>>& sizes, const std::string& pre,
-                   const std::string& indent, std::string& out) {
-  for (size_t d = 1; d < sizes.size(); ++d) {
-    const int k = abi_field(abi, AbiFieldKind::Divider, sizes[d].first, static_cast<int32_t>(sizes[d].second));
-    out += indent + "const vf_divider " + pre + "dv" + std::to_string(d) + " = vf_divider_of(" + field(k) + ");\n";
-  }
-}
-
 // Whether a nest that is not flat can move packs along its innermost loop dim: every store's
 // address is (something independent of the innermost var) + that var.
 bool row_vector_ok(const LoopNest& nest, const std::vector<VarUse>& use) {
@@ -281,6 +243,17 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
     decl += "        vf_index js" + std::to_string(k) + "[" + U + "];\n";
     roots.push_back(nest.stores[k].index);
   }
+  // The guards of packed loads (a cat's source ranges) have one answer per pack: each step keeps
+  // it in jg<index>[u], which the lanes read instead of testing their own positions.
+  std::unordered_map<int, std::string> pack_guard;
+  std::vector<int> pack_guards;  // their index ids, in value order
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    const ValueExpr& e = nest.values[id];
+    if (!vec_load[id] || e.pred < 0 || e.pred_in_bounds || pack_guard.count(e.pred)) continue;
+    pack_guard[e.pred] = "jg" + std::to_string(e.pred) + "[u]";
+    pack_guards.push_back(e.pred);
+    decl += "        vf_index jg" + std::to_string(e.pred) + "[" + U + "];\n";
+  }
   out += decl;
   out += "#pragma unroll\n";
   out += "        for (int u = 0; u < " + U + "; ++u) {\n";
@@ -296,6 +269,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   emit_index_defs(nest, roots, vars, "vf_index", "            ", out);
   for (size_t k = 0; k < nest.stores.size(); ++k)
     out += "            js" + std::to_string(k) + "[u] = " + index_ref(nest, nest.stores[k].index, vars) + ";\n";
+  for (int index : pack_guards) out += "            " + pack_guard[index] + " = " + index_ref(nest, index, vars) + ";\n";
   for (size_t id = 0; id < nest.values.size(); ++id) {
     if (!vec_load[id]) continue;
     const ValueExpr& e = nest.values[id];
@@ -331,7 +305,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   out += "            {\n";
   LoopNest as_flat = nest;  // emit_nest_body's pack-lane mode; every load is overridden
   as_flat.flat = true;
-  emit_nest_body(as_flat, vars, "vf_index", "              ", out, kVectorLane, &override);
+  emit_nest_body(as_flat, vars, "vf_index", "              ", out, kVectorLane, &override, &pack_guard);
   out += "            }\n";
   out += "          }\n";
   for (size_t k = 0; k < nest.stores.size(); ++k) {
@@ -570,6 +544,38 @@ void emit_nest(const LoopNest& nest, int n, KernelAbi& abi, int tile, std::strin
 
 }  // namespace
 
+void emit_unravel(const std::string& flat, const std::vector<std::string>& sizes, const std::vector<std::string>& vars,
+                  const std::string& inner_scale, bool dividers, const std::string& pre, const std::string& indent,
+                  std::string& out) {
+  const size_t rank = sizes.size();
+  out += indent + "vf_index " + pre + "rest = " + flat + ";\n";
+  for (size_t d = rank; d-- > 0;) {
+    const std::string scale = d + 1 == rank && !inner_scale.empty() ? " * " + inner_scale : "";
+    if (d == 0) {
+      out += indent + vars[d] + " = " + pre + "rest" + scale + ";\n";
+      continue;
+    }
+    if (dividers) {
+      out += indent + "{\n" + indent + "  const vf_index quot = (vf_index)vf_div((vf_u32)" + pre + "rest, " + pre + "dv" +
+             std::to_string(d) + ");\n";
+      out += indent + "  " + vars[d] + " = (" + pre + "rest - quot * " + sizes[d] + ")" + scale + ";\n";
+      out += indent + "  " + pre + "rest = quot;\n" + indent + "}\n";
+    } else {
+      out += indent + vars[d] + " = (" + pre + "rest % " + sizes[d] + ")" + scale + ";\n";
+      out += indent + pre + "rest /= " + sizes[d] + ";\n";
+    }
+  }
+}
+
+void emit_dividers(KernelAbi& abi, const std::vector<std::pair<int, int64_t>>& sizes, const std::string& pre,
+                   const std::string& indent, std::string& out) {
+  for (size_t d = 1; d < sizes.size(); ++d) {
+    const int k = abi_field(abi, AbiFieldKind::Divider, sizes[d].first, static_cast<int32_t>(sizes[d].second));
+    out += indent + "const vf_divider " + pre + "dv" + std::to_string(d) + " = vf_divider_of(" + field(k) + ");\n";
+  }
+}
+
+
 std::string pack_type(DType dtype, int v) {
   return std::string("vf_pack<") + memory_type(dtype) + ", " + std::to_string(v) + ">";
 }
@@ -644,7 +650,7 @@ std::string emit_cuda(KernelIR& ir, const std::string& entry) {
   const std::vector<int> sides = tile_sides(ir);
   for (size_t n = 0; n < ir.nests.size(); ++n) {
     if (ir.nests[n].is_reduction())
-      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi.nests[n], ir.abi.fields, body);
+      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi, body);
     else
       emit_nest(ir.nests[n], static_cast<int>(n), ir.abi, sides[n], body);
   }

@@ -16,6 +16,12 @@
 namespace vf {
 namespace {
 
+// A group accumulator starts at the exact identity of a floating sum, -0 (x + -0 is x for every x,
+// so the group's first add folds away); a row's accumulator keeps +0, the sum of no elements.
+std::string group_identity(const ReduceStmt& r) {
+  return r.op == OpKind::Sum && is_floating(r.acc_dtype) ? "-" + reduce_identity(r) : reduce_identity(r);
+}
+
 // Combines acc over the team; every thread ends with the team's result.
 void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& indent, std::string& out) {
   if (team == 1) return;
@@ -205,25 +211,46 @@ class RowSchedule {
     for (size_t k = 0; k < nest_.reductions.size(); ++k)
       if (nest_.reductions[k].phase == l)
         out += i2 + compute_type(nest_.reductions[k].acc_dtype) + " gacc" + std::to_string(k) + " = " +
-               reduce_identity(nest_.reductions[k]) + ";\n";
-    out += "#pragma unroll\n";
-    out += i2 + "for (int j = 0; j < " + V + "; ++j) {\n";
-    out += i4 + "const int it = g * " + V + " + j;\n";
-    out += i4 + "(void)it;\n";
-    unravel_inner("kb + j", i4, out);
-    const auto saved = em_.save();
-    body(i4);
+               group_identity(nest_.reductions[k]) + ";\n";
     std::vector<int> read_now;
-    for (size_t id = 0; id < nest_.values.size(); ++id) {
-      if (!cached_[id] || packed_[id] || !em_.is_defined(static_cast<int>(id)) || override_.count(static_cast<int>(id)))
-        continue;
-      out += i4 + "cache" + std::to_string(id) + "[it] = v" + std::to_string(id) + ";\n";
-      read_now.push_back(static_cast<int>(id));
+    auto element_loop = [&](const std::string& at, bool fast_division) {
+      const std::string in2 = at + "  ";
+      em_.exact_flag = fast_division ? "exact" : "";
+      out += "#pragma unroll\n";
+      out += at + "for (int j = 0; j < " + V + "; ++j) {\n";
+      out += in2 + "const int it = g * " + V + " + j;\n";
+      out += in2 + "(void)it;\n";
+      unravel_inner("kb + j", in2, out);
+      const auto saved = em_.save();
+      body(in2);
+      read_now.clear();
+      for (size_t id = 0; id < nest_.values.size(); ++id) {
+        if (!cached_[id] || packed_[id] || !em_.is_defined(static_cast<int>(id)) || override_.count(static_cast<int>(id)))
+          continue;
+        out += in2 + "cache" + std::to_string(id) + "[it] = v" + std::to_string(id) + ";\n";
+        read_now.push_back(static_cast<int>(id));
+      }
+      em_.restore(saved);
+      em_.exact_flag.clear();
+      out += at + "}\n";
+    };
+    const size_t loop_start = out.size();
+    const int fast_divisions = em_.fast_divisions;
+    element_loop(i2, true);
+    if (em_.fast_divisions > fast_divisions) {
+      // Divisions by a row's value (softmax's) take vf_div_r_fast; where one of the group's operands
+      // is outside its exact range, the group is computed again with vf_div_r (the group's
+      // accumulators start over; its cached values and packed stores are overwritten).
+      out.insert(loop_start, i2 + "bool exact = true;\n");
+      out += i2 + "if (!exact) {\n";
+      for (size_t k = 0; k < nest_.reductions.size(); ++k)
+        if (nest_.reductions[k].phase == l)
+          out += i4 + "gacc" + std::to_string(k) + " = " + group_identity(nest_.reductions[k]) + ";\n";
+      element_loop(i4, false);
+      out += i2 + "}\n";
     }
-    em_.restore(saved);
     for (int id : read_now) override_[id] = "cache" + std::to_string(id) + "[it]";
     for (int id : local) override_.erase(id);
-    out += i2 + "}\n";
     for (size_t k = 0; k < nest_.reductions.size(); ++k) {
       if (nest_.reductions[k].phase != l) continue;
       const std::string acc = "acc" + std::to_string(k);
@@ -252,8 +279,9 @@ class RowSchedule {
 
 }  // namespace
 
-void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, const std::vector<AbiField>& fields,
-                              std::string& out) {
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, KernelAbi& kabi, std::string& out) {
+  const AbiNest& abi = kabi.nests[n];
+  const std::vector<AbiField>& fields = kabi.fields;
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
   const int team = abi.team;
   const std::string p = "n" + std::to_string(n) + "_", T = std::to_string(team);
@@ -267,16 +295,32 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, c
     (d < rank ? rows : count) += " * " + size;
     vars.push_back(p + "i" + std::to_string(d));
   }
-  out += "    const vf_i64 rows = " + rows + ", inner = " + count + ";\n";
+  // The row length in the index type: the loops compare it with their 32-bit positions.
+  out += "    const vf_i64 rows = " + rows + ";\n";
+  out += "    const vf_index inner = (vf_index)(" + count + ");\n";
   out += "    const int lane = threadIdx.x % " + T + ";\n";
   out += "    const vf_i64 teams = (vf_i64)gridDim.x * (blockDim.x / " + T + ");\n";
   out += "    (void)inner;\n";
   out += "    int parity = 0;\n";
+  // With 32-bit index math the row's multi-index comes from host dividers (a block reduces one
+  // grain of rows, so per-thread divisions would cost about twenty instructions each per row).
+  std::vector<std::pair<int, int64_t>> divisors;
+  std::vector<std::string> row_sizes, row_vars(vars.begin(), vars.begin() + static_cast<int64_t>(rank));
+  for (size_t d = 0; d < rank; ++d) {
+    divisors.emplace_back(nest.extents[d], 1);
+    row_sizes.push_back(p + "s" + std::to_string(d));
+  }
+  if (kabi.index32) emit_dividers(kabi, divisors, p, "    ", out);
   out += "    for (vf_i64 row = (vf_i64)blockIdx.x * (blockDim.x / " + T + ") + threadIdx.x / " + T +
          "; row < rows; row += teams, parity ^= 1) {\n";
-  out += "      vf_index rest = (vf_index)row;\n";
-  emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "      ", out);
-  out += "      (void)rest;\n";
+  if (kabi.index32) {
+    for (const std::string& v : row_vars) out += "      vf_index " + v + ";\n";
+    emit_unravel("(vf_index)row", row_sizes, row_vars, "", true, p, "      ", out);
+  } else {
+    out += "      vf_index rest = (vf_index)row;\n";
+    emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "      ", out);
+    out += "      (void)rest;\n";
+  }
   ScopedEmitter em(nest, vars, "vf_index");
   RowSchedule rs(nest, fields, em, vars, p, team, abi.per_thread, abi.per_thread > 0 ? abi.vec : 1);
   if (!rs.packed_addresses().empty()) {

@@ -160,8 +160,10 @@ std::string apply_expr(const ValueExpr& e, const std::vector<std::string>& x) {
   std::string call = std::string(fn) + "(";
   for (size_t i = 0; i < x.size(); ++i) call += (i ? ", " : "") + x[i];
   call += ")";
-  // Ops that give bool (isfinite, signbit) need no rounding; others round half results.
-  return e.dtype == e.operand_dtype ? rounded(e.dtype, call) : call;
+  // Ops that give bool (isfinite, signbit) need no rounding, nor do negation and absolute value
+  // (exact: their operand is a value of the type); others round half results.
+  const bool exact = e.fn == OpKind::Neg || e.fn == OpKind::Abs;
+  return e.dtype == e.operand_dtype && !exact ? rounded(e.dtype, call) : call;
 }
 
 }  // namespace
@@ -355,8 +357,10 @@ std::string value_def(const LoopNest& nest, int id, const std::vector<std::strin
 
 void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, const char* index_type,
                     const std::string& indent, std::string& out, const std::string& flat,
-                    const std::unordered_map<int, std::string>* value_override) {
+                    const std::unordered_map<int, std::string>* value_override,
+                    const std::unordered_map<int, std::string>* index_override) {
   auto overridden = [&](int id) { return value_override && value_override->count(id); };
+  auto index_overridden = [&](int id) { return index_override && index_override->count(id); };
   VF_INTERNAL_CHECK(flat.empty() || nest.flat, "flat emission of a nest that is not flat");
   // In flat emission an access at offset field f is `a.f + flat`.
   auto flat_index = [&](int offset_field) { return field_name(offset_field) + " + " + flat; };
@@ -366,7 +370,7 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
     if (id < 0 || need_index[id]) return;
     need_index[id] = 1;
     const IndexExpr& e = nest.indices[id];
-    if (e.op == IndexOp::Var || e.op == IndexOp::Const || e.op == IndexOp::Param) return;
+    if (e.op == IndexOp::Var || e.op == IndexOp::Const || e.op == IndexOp::Param || index_overridden(id)) return;
     self(self, e.a);
     self(self, e.b);
     self(self, e.c);
@@ -388,7 +392,8 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
   }
   for (size_t id = 0; id < nest.indices.size(); ++id) {
     if (!need_index[id]) continue;
-    const std::string def = index_def(nest, static_cast<int>(id), vars);
+    const std::string def =
+        index_overridden(static_cast<int>(id)) ? index_override->at(static_cast<int>(id)) : index_def(nest, static_cast<int>(id), vars);
     if (def.empty()) continue;
     out += indent + "const " + index_type + " j" + std::to_string(id) + " = " + def + ";\n";
   }
@@ -490,9 +495,13 @@ void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int
     const ValueExpr& e = nest_.values[id];
     const std::string type = compute_type(e.dtype), v = "v" + std::to_string(id);
     std::string def = value_def(nest_, static_cast<int>(id), vars_, "", value_override);
-    if (divides_by_reciprocal_[id] && !(value_override && value_override->count(static_cast<int>(id))))
-      def = rounded(e.dtype, "vf_div_r(v" + std::to_string(e.args[0]) + ", v" + std::to_string(e.args[1]) + ", r" +
-                                 std::to_string(e.args[1]) + ")");
+    if (divides_by_reciprocal_[id] && !(value_override && value_override->count(static_cast<int>(id)))) {
+      const bool fast = !exact_flag.empty() && std::string(type) == "float";
+      def = rounded(e.dtype, std::string(fast ? "vf_div_r_fast(v" : "vf_div_r(v") + std::to_string(e.args[0]) + ", v" +
+                                 std::to_string(e.args[1]) + ", r" + std::to_string(e.args[1]) +
+                                 (fast ? ", " + exact_flag : "") + ")");
+      fast_divisions += fast;
+    }
     out += indent + "const " + type + " " + v + " = " + def + ";\n";
     if (reciprocal_[id]) out += indent + "const " + type + " r" + std::to_string(id) + " = (" + type + ")1 / " + v + ";\n";
   }
@@ -593,8 +602,8 @@ std::string reduce_combine(const ReduceStmt& r, const std::string& acc, const st
       return wrap ? "(vf_i64)((vf_u64)" + acc + " + (vf_u64)" + x + ")" : acc + " + " + x;
     case OpKind::Prod:
       return wrap ? "(vf_i64)((vf_u64)" + acc + " * (vf_u64)" + x + ")" : acc + " * " + x;
-    case OpKind::Amax: return "vf_maximum(" + acc + ", " + x + ")";
-    case OpKind::Amin: return "vf_minimum(" + acc + ", " + x + ")";
+    case OpKind::Amax: return "vf_reduce_max(" + acc + ", " + x + ")";
+    case OpKind::Amin: return "vf_reduce_min(" + acc + ", " + x + ")";
     default: VF_INTERNAL_ERROR("reduce_combine: prims.", op_name(r.op), " is not a combining reduction");
   }
 }

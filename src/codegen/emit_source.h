@@ -21,10 +21,12 @@ void emit_args_struct(const KernelAbi& abi, std::string& out);
 // arena order, then the stores. `vars[d]` names loop variable d; the VfArgs object is `a`. With
 // `flat` set (only for a flat nest), loads and stores address offset + flat instead.
 // `value_override` maps value ids to the compute-type expression that replaces them (a guarded
-// Load keeps its guard around it).
+// Load keeps its guard around it); `index_override` maps index ids to the expression that defines
+// them instead of their operands.
 void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, const char* index_type,
                     const std::string& indent, std::string& out, const std::string& flat = "",
-                    const std::unordered_map<int, std::string>* value_override = nullptr);
+                    const std::unordered_map<int, std::string>* value_override = nullptr,
+                    const std::unordered_map<int, std::string>* index_override = nullptr);
 
 // Statements unravelling the row-major position in variable `rest` into vars[first, end), whose
 // sizes are `size_prefix`<d>: `decl` vars[d] = rest % size; rest /= size (the first dim takes
@@ -82,6 +84,11 @@ class ScopedEmitter {
   std::string index(int id) const;
   std::string store(const StoreStmt& s) const;  // the statement, with a newline
 
+  // When set (CUDA), a float division by a reciprocal calls vf_div_r_fast, which clears the bool
+  // variable named here where its quotient may be inexact; fast_divisions counts those calls.
+  std::string exact_flag;
+  int fast_divisions = 0;
+
  private:
   const LoopNest& nest_;
   std::vector<std::string> vars_;
@@ -121,9 +128,22 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
 std::string reduce_identity(const ReduceStmt& r);
 std::string reduce_combine(const ReduceStmt& r, const std::string& acc, const std::string& x);
 
-// A reduction nest for CUDA (emit_cuda_reduction.cpp) with the schedule in `abi` (team, per_thread, vec).
-void emit_cuda_reduction_nest(const LoopNest& nest, int n, const AbiNest& abi, const std::vector<AbiField>& fields,
-                              std::string& out);
+// A reduction nest for CUDA (emit_cuda_reduction.cpp) with the schedule in abi.nests[n] (team,
+// per_thread, vec); adds the Divider fields its row loop uses to abi.
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, KernelAbi& abi, std::string& out);
+
+// CUDA: declares vf_divider <pre>dv<d> for 1 <= d < sizes.size(), sizes[d] = (size field, b)
+// standing for ceil(size / b): the host computes each at launch (AbiFieldKind::Divider), so a
+// block that makes one pass of its loop does no 64-bit division to set them up.
+void emit_dividers(KernelAbi& abi, const std::vector<std::pair<int, int64_t>>& sizes, const std::string& pre,
+                   const std::string& indent, std::string& out);
+// CUDA: statements that set vars[d] (d < rank, declared before) to the multi-index of flat
+// position `flat` (an expression of type vf_index) over sizes[d], the innermost size being
+// sizes[rank - 1] and the innermost index multiplied by `inner_scale`. With dividers (32-bit index
+// math), divisions use the vf_divider <pre>dv<d> declared by emit_dividers.
+void emit_unravel(const std::string& flat, const std::vector<std::string>& sizes, const std::vector<std::string>& vars,
+                  const std::string& inner_scale, bool dividers, const std::string& pre, const std::string& indent,
+                  std::string& out);
 
 std::string emit_cpp(const KernelIR& ir, const std::string& entry);
 // The CUDA source of ir; finalizes ir.abi (finalize_abi) after adding the Divider fields its loops use.

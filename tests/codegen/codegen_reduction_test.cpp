@@ -301,6 +301,57 @@ TEST_P(ReductionKernels, DivisionByRowResult_ZeroDividendsAndSpecialDivisors) {
   }
 }
 
+// A division by a row's value is IEEE division on both backends. CUDA's packed rows divide through
+// the divisor's reciprocal with one correcting step (vf_div_r_fast) and divide again where an
+// operand is outside the step's exact range: dividends over the whole float range (subnormal, tiny,
+// huge, signed zeros, infinities, NaN) by row maxima of every magnitude give the reference's bits.
+TEST_P(ReductionKernels, DivisionByRowMax_BitExactOverTheRange) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> divisors{1.0, 3.0, -3.0, 0x1.fffffep59, 0x1p61, 0x1p-60, 0x1.8p-61, 1e-40, 0.0, inf, 7.25};
+  for (const int64_t n : {256, 260}) {
+    SCOPED_TRACE("rows of " + std::to_string(n));
+    const auto rows = static_cast<int64_t>(divisors.size());
+    const Shape s{rows, n};
+    auto f = std::make_shared<Fusion>();
+    Value* x = f->add_tensor_input("x", DType::Float32, s);
+    Value* z = f->add_tensor_input("z", DType::Float32, s);
+    Value* max = f->add(OpKind::Amax, {z}, DimsAttrs{{1}});
+    f->add_output(f->add(OpKind::Div, {x, f->add(OpKind::BroadcastInDim, {max}, BroadcastAttrs{s, {0}})}));
+    HostTensor xt = HostTensor::empty(DType::Float32, s), zt = HostTensor::empty(DType::Float32, s);
+    uint64_t state = 12345;
+    test::fill(xt, [&](int64_t k) {
+      const int64_t e = k % n;
+      if (e < 5) return std::vector<double>{0.0, -0.0, inf, -inf, nan}[e];
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const double mantissa = 1.0 + static_cast<double>(state >> 41) / 8388608.0;  // 23 random bits
+      const double value = std::ldexp(mantissa, static_cast<int>(e % 277) - 149);   // 2^-149 .. 2^127
+      return static_cast<double>(static_cast<float>(k % 2 ? -value : value));
+    });
+    test::fill(zt, [&](int64_t k) {
+      const double b = divisors[static_cast<size_t>(k / n)];
+      return k % n == 7 || b < 0 ? b : -1e30;  // the row's max is b
+    });
+    check(f, {xt, zt}, 1);
+    if (GetParam() == Device::Cuda && n % 4 == 0) {
+      const Plan plan = CompiledFusion(f, ExecutorOptions{Device::Cuda, false}, backend_).plan_for(
+          {copy_to(to_tensor(xt), Device::Cuda), copy_to(to_tensor(zt), Device::Cuda)});
+      EXPECT_THAT(generate_kernel(plan.segments.at(0).spec, Target::Cuda).source, HasSubstr("vf_div_r_fast("));
+    }
+    CompiledFusion compiled(f, ExecutorOptions{GetParam(), false}, backend_);
+    const HostTensor out =
+        host_copy(compiled.run({copy_to(to_tensor(xt), GetParam()), copy_to(to_tensor(zt), GetParam())})[0]);
+    const std::vector<double> got = test::values(out), want = test::values(run_reference(*f, {xt, zt})[0]);
+    for (size_t k = 0; k < got.size(); ++k) {
+      if (std::isnan(want[k])) {
+        ASSERT_TRUE(std::isnan(got[k])) << "element " << k << ": " << got[k];
+      } else {
+        ASSERT_EQ(got[k], want[k]) << "element " << k << ", row " << k / static_cast<size_t>(n);
+        ASSERT_EQ(std::signbit(got[k]), std::signbit(want[k])) << "element " << k;
+      }
+    }
+  }
+}
+
 // Few rows longer than a team keeps in registers are reduced in two stages (passes/split_reductions.h):
 // whole-tensor sums, half types (float32 partials), reduced dims that are not innermost, and a
 // softmax over long rows whose max and sum are both split, the epilogue reading their results.
