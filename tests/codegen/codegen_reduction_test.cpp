@@ -301,6 +301,39 @@ TEST_P(ReductionKernels, DivisionByRowResult_ZeroDividendsAndSpecialDivisors) {
   }
 }
 
+// amax and amin propagate NaN wherever it sits in the row (CUDA combines them with the hardware's
+// max.NaN / min.NaN), and keep infinities: rows with a NaN first, last or in the middle, with
+// +-inf, all -inf, and signed zeros, in packed (aligned) rows and in the strided loop.
+TEST_P(ReductionKernels, AmaxAminWithNaNAndInfinities_PropagateNaN) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  for (const DType dtype : {DType::Float32, DType::BFloat16}) {
+    for (const int64_t n : {256, 257}) {
+      SCOPED_TRACE(std::string(dtype_short_name(dtype)) + ", rows of " + std::to_string(n));
+      const Shape s{7, n};
+      auto f = std::make_shared<Fusion>();
+      Value* x = f->add_tensor_input("x", dtype, s);
+      f->add_output(f->add(OpKind::Amax, {x}, DimsAttrs{{1}}));
+      f->add_output(f->add(OpKind::Amin, {x}, DimsAttrs{{1}}));
+      HostTensor xt = random_tensor(dtype, s, 75);
+      std::vector<double> v = test::values(xt);
+      v[0 * n + 0] = nan;                                   // NaN first
+      v[1 * n + n - 1] = nan;                               // NaN last
+      v[2 * n + n / 2] = nan;                               // NaN in the middle, beside infinities
+      v[2 * n + 1] = inf;
+      v[2 * n + 2] = -inf;
+      v[3 * n + 3] = inf;                                   // +inf max, -inf min
+      v[3 * n + 4] = -inf;
+      for (int64_t k = 0; k < n; ++k) {
+        v[4 * n + k] = -inf;                                // all -inf
+        v[5 * n + k] = k % 2 ? 0.0 : -0.0;                  // signed zeros
+      }
+      v[6 * n + n - 2] = nan;                               // NaN in the last pack, before a value
+      test::fill(xt, [&](int64_t k) { return v[k]; });
+      check(f, {xt}, 1);
+    }
+  }
+}
+
 // A division by a row's value is IEEE division on both backends. CUDA's packed rows divide through
 // the divisor's reciprocal with one correcting step (vf_div_r_fast) and divide again where an
 // operand is outside the step's exact range: dividends over the whole float range (subnormal, tiny,
