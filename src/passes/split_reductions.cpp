@@ -14,12 +14,13 @@ struct Split {
 
 // The split of a reduction node, or chunk 0 when it stays whole.
 Split split_of(const Node& n) {
-  if (n.op != OpKind::Sum && n.op != OpKind::Prod && n.op != OpKind::Amax && n.op != OpKind::Amin) return {};
+  const bool variance = n.op == OpKind::Var || n.op == OpKind::VarMean;
+  if (n.op != OpKind::Sum && n.op != OpKind::Prod && n.op != OpKind::Amax && n.op != OpKind::Amin && !variance) return {};
   const Value* in = n.inputs[0];
   if (!is_floating(in->dtype) || in->numel() == 0) return {};
   Split s;
   s.row = 1;
-  for (int64_t d : n.attr<DimsAttrs>().dims) s.row *= in->shape[d];
+  for (int64_t d : variance ? n.attr<VarAttrs>().dims : n.attr<DimsAttrs>().dims) s.row *= in->shape[d];
   s.rows = in->numel() / s.row;
   if (s.rows >= kSplitFewRows || s.row <= kSplitLongRow) return {};
   for (int64_t c = kSplitMaxChunk; c >= kSplitMinChunk && s.chunk == 0; --c)
@@ -37,10 +38,12 @@ class Rewriter {
                                   : fusion_->add_scalar_input(in->name, in->scalar_kind);
     for (const auto& n : original_.nodes()) {
       const Split s = split_of(*n);
-      if (s.chunk > 0)
-        split(*n, s);
-      else
+      if (s.chunk == 0)
         copy(*n);
+      else if (n->op == OpKind::Var || n->op == OpKind::VarMean)
+        split_variance(*n, s);
+      else
+        split(*n, s);
     }
     for (const Value* out : original_.outputs()) fusion_->add_output(map(out));
     return {std::move(fusion_), std::move(notes_)};
@@ -69,56 +72,111 @@ class Rewriter {
     for (size_t i = 0; i < outs.size(); ++i) mapped_[n.outputs[i]] = outs[i];
   }
 
-  // The chunks replace the reduced dims where those are adjacent (an outer reduction keeps its
-  // memory order, so that its loads stay coalesced); otherwise a transpose moves the kept dims
-  // first and the chunks follow them.
-  void split(const Node& n, const Split& s) {
-    const Value* in = n.inputs[0];
-    const Value* out = n.output();
-    std::vector<int64_t> dims = n.attr<DimsAttrs>().dims;
+  // op over `dims` of x (a value of the rewritten fusion) in two stages, the result named `name`
+  // and of type `dtype`. The chunks replace the reduced dims where those are adjacent (an outer
+  // reduction keeps its memory order, so that its loads stay coalesced); otherwise a transpose
+  // moves the kept dims first and the chunks follow them. Sets `partials` to the first stage's name.
+  Value* two_stages(OpKind op, Value* x, std::vector<int64_t> dims, const Split& s, const std::string& name,
+                    DType dtype, int line, std::string& partials) {
+    const Shape in_shape = x->shape;
     std::sort(dims.begin(), dims.end());
-    Value* x = map(in);
     Shape shape;
     int64_t at = 0;  // the dim of the chunk count; the chunk's elements are dim at + 1
     if (dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size())) {
       at = dims.front();
-      shape.assign(in->shape.begin(), in->shape.begin() + at);
+      shape.assign(in_shape.begin(), in_shape.begin() + at);
       shape.push_back(s.row / s.chunk);
       shape.push_back(s.chunk);
-      shape.insert(shape.end(), in->shape.begin() + dims.back() + 1, in->shape.end());
+      shape.insert(shape.end(), in_shape.begin() + dims.back() + 1, in_shape.end());
     } else {
       std::vector<int64_t> perm;
-      for (int64_t d = 0; d < in->rank(); ++d)
+      for (int64_t d = 0; d < static_cast<int64_t>(in_shape.size()); ++d)
         if (!std::binary_search(dims.begin(), dims.end(), d)) {
           perm.push_back(d);
-          shape.push_back(in->shape[d]);
+          shape.push_back(in_shape[static_cast<size_t>(d)]);
         }
       at = static_cast<int64_t>(shape.size());
       perm.insert(perm.end(), dims.begin(), dims.end());
-      x = fusion_->add_node(OpKind::Transpose, {x}, PermuteAttrs{perm}, {fresh(out->name + "_kept_first")}, n.line)[0];
+      x = fusion_->add_node(OpKind::Transpose, {x}, PermuteAttrs{perm}, {fresh(name + "_kept_first")}, line)[0];
       shape.push_back(s.row / s.chunk);
       shape.push_back(s.chunk);
     }
-    x = fusion_->add_node(OpKind::Reshape, {x}, ReshapeAttrs{shape}, {fresh(out->name + "_chunks")}, n.line)[0];
-    const bool widen = (n.op == OpKind::Sum || n.op == OpKind::Prod) && dtype_size(in->dtype) < 4;
+    x = fusion_->add_node(OpKind::Reshape, {x}, ReshapeAttrs{shape}, {fresh(name + "_chunks")}, line)[0];
+    const bool widen = (op == OpKind::Sum || op == OpKind::Prod) && dtype_size(x->dtype) < 4;
     if (widen)
-      x = fusion_->add_node(OpKind::ConvertElementType, {x}, CastAttrs{DType::Float32}, {fresh(out->name + "_f32_in")},
-                            n.line)[0];
-    const std::string partial_name = fresh(out->name + "_partial");
-    Value* partial = fusion_->add_node(n.op, {x}, DimsAttrs{{at + 1}}, {partial_name}, n.line)[0];
-    Value* result = nullptr;
-    if (widen) {
-      Value* wide = fusion_->add_node(n.op, {partial}, DimsAttrs{{at}}, {fresh(out->name + "_f32")}, n.line)[0];
-      result = fusion_->add_node(OpKind::ConvertElementType, {wide}, CastAttrs{out->dtype}, {out->name}, n.line)[0];
-    } else {
-      result = fusion_->add_node(n.op, {partial}, DimsAttrs{{at}}, {out->name}, n.line)[0];
-    }
-    VF_INTERNAL_CHECK(result->shape == out->shape && result->dtype == out->dtype, "split of ", out->name, " gives ",
-                      result->type_string(), ", not ", out->type_string());
+      x = fusion_->add_node(OpKind::ConvertElementType, {x}, CastAttrs{DType::Float32}, {fresh(name + "_f32_in")},
+                            line)[0];
+    partials = fresh(name + "_partial");
+    Value* partial = fusion_->add_node(op, {x}, DimsAttrs{{at + 1}}, {partials}, line)[0];
+    if (!widen) return fusion_->add_node(op, {partial}, DimsAttrs{{at}}, {name}, line)[0];
+    Value* wide = fusion_->add_node(op, {partial}, DimsAttrs{{at}}, {fresh(name + "_f32")}, line)[0];
+    return fusion_->add_node(OpKind::ConvertElementType, {wide}, CastAttrs{dtype}, {name}, line)[0];
+  }
+
+  void split(const Node& n, const Split& s) {
+    const Value* out = n.output();
+    std::string partials;
+    Value* result = two_stages(n.op, map(n.inputs[0]), n.attr<DimsAttrs>().dims, s, out->name, out->dtype, n.line, partials);
+    check_same_type(result, out);
     mapped_[out] = result;
     notes_.push_back(detail::concat("prims.", op_name(n.op), " ", out->name, ": ", s.rows, " row(s) of ", s.row,
                                     " elements, split into ", s.row / s.chunk, " chunks of ", s.chunk, " (partials ",
-                                    partial_name, (widen ? ", float32" : ""), ")"));
+                                    partials, (result->producer->op == OpKind::ConvertElementType ? ", float32" : ""),
+                                    ")"));
+  }
+
+  // var and var_mean as the kernels compute them, two passes: the mean, then the sum of squared
+  // deviations from it divided by max(0, n - correction); each of the two sums in two stages (a
+  // Welford merge of partial variances would need an op of its own). In float32 for the 16-bit
+  // types and float32, float64 for float64.
+  void split_variance(const Node& n, const Split& s) {
+    const Value* in = n.inputs[0];
+    const VarAttrs& attrs = n.attr<VarAttrs>();
+    const std::string& name = n.outputs[0]->name;
+    const DType acc = in->dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+    auto add = [&](OpKind op, std::vector<Value*> inputs, OpAttrs attrs_, const std::string& base) {
+      return fusion_->add_node(op, std::move(inputs), std::move(attrs_), {fresh(base)}, n.line)[0];
+    };
+    // Output k of the node from `r`: r itself when it has the output's type, else converted.
+    // (r is named after the output already when it needs no conversion.)
+    auto output = [&](size_t k, Value* r) {
+      const Value* out = n.outputs[k];
+      if (r->dtype != out->dtype)
+        r = fusion_->add_node(OpKind::ConvertElementType, {r}, CastAttrs{out->dtype}, {out->name}, n.line)[0];
+      check_same_type(r, out);
+      mapped_[out] = r;
+    };
+    auto name_of = [&](size_t k, const std::string& base) {
+      return k < n.outputs.size() && n.outputs[k]->dtype == acc ? n.outputs[k]->name : fresh(base);
+    };
+    auto constant = [&](double v) { return fusion_->add_constant(Scalar::from_float(v)); };
+    Value* x = map(in);
+    if (x->dtype != acc) x = add(OpKind::ConvertElementType, {x}, CastAttrs{acc}, name + "_acc_in");
+    std::string sum_partials, squares_partials;
+    Value* total = two_stages(OpKind::Sum, x, attrs.dims, s, fresh(name + "_sum"), acc, n.line, sum_partials);
+    const auto count = static_cast<double>(s.row);
+    Value* mean =
+        fusion_->add_node(OpKind::Div, {total, constant(count)}, {}, {name_of(1, name + "_mean")}, n.line)[0];
+    if (n.outputs.size() > 1) output(1, mean);
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < in->rank(); ++d)
+      if (std::find(attrs.dims.begin(), attrs.dims.end(), d) == attrs.dims.end()) kept.push_back(d);
+    Value* spread = add(OpKind::BroadcastInDim, {mean}, BroadcastAttrs{in->shape, kept}, name + "_mean_spread");
+    Value* deviation = add(OpKind::Sub, {x, spread}, {}, name + "_deviation");
+    Value* square = add(OpKind::Mul, {deviation, deviation}, {}, name + "_square");
+    Value* squares = two_stages(OpKind::Sum, square, attrs.dims, s, fresh(name + "_squares"), acc, n.line, squares_partials);
+    output(0, fusion_->add_node(OpKind::Div, {squares, constant(std::max(0.0, count - attrs.correction))}, {},
+                                {name_of(0, name + "_acc")}, n.line)[0]);
+    notes_.push_back(detail::concat("prims.", op_name(n.op), " ", name, ": ", s.rows, " row(s) of ", s.row,
+                                    " elements, split into ", s.row / s.chunk, " chunks of ", s.chunk,
+                                    " (two passes: the mean's sum, partials ", sum_partials,
+                                    ", then the squared deviations' sum, partials ", squares_partials,
+                                    (acc == DType::Float32 ? "; float32" : "; float64"), ")"));
+  }
+
+  static void check_same_type(const Value* result, const Value* out) {
+    VF_INTERNAL_CHECK(result->shape == out->shape && result->dtype == out->dtype, "split of ", out->name, " gives ",
+                      result->type_string(), ", not ", out->type_string());
   }
 
   const Fusion& original_;

@@ -15,7 +15,11 @@
 // reduction accumulates in float32. The two stages
 // have different extents, so planning gives each a kernel and the partials a buffer of their own.
 // Results differ from the unsplit reduction only in the order of floating additions and
-// multiplications. var and var_mean are not split.
+// multiplications. var and var_mean become the two passes their kernels make, each sum split so:
+//
+//   mean = sum(x, dims) / n;   var = sum((x - mean)^2, dims) / max(0, n - correction)
+//
+// in float32 (float64 for float64), converted to the outputs' type.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,6 @@
 #include "segment/explain.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -37,9 +38,10 @@ std::string bytes_text(int64_t b) {
   return buf;
 }
 
+// text, then spaces to `width`, at least one (a longer text pushes the next column along).
 void pad_to(std::ostringstream& out, const std::string& text, size_t width) {
   out << text;
-  for (size_t i = text.size(); i < width; ++i) out << ' ';
+  for (size_t i = text.size(); i < std::max(width, text.size() + 1); ++i) out << ' ';
 }
 
 }  // namespace

@@ -436,6 +436,15 @@ TEST_P(ReductionKernels, LongFewRows_SplitInTwoStagesMatchReference) {
   cases.push_back({"sum of bf16 rows", reduce(OpKind::Sum, DType::BFloat16, {2, int64_t{1} << 17}, {1})});
   cases.push_back({"amin over outer dims", reduce(OpKind::Amin, DType::Float32, {256, 3, 512}, {0, 2})});
   cases.push_back({"sum over the outer dim", reduce(OpKind::Sum, DType::Float32, {int64_t{1} << 16, 5}, {0})});
+  auto variance = [&](OpKind op, DType dtype, Shape shape, std::vector<int64_t> dims, double correction) {
+    return [=](Fusion& f) {
+      for (Value* out : f.add_node(op, {f.add_tensor_input("x", dtype, shape)}, VarAttrs{dims, correction}))
+        f.add_output(out);
+    };
+  };
+  cases.push_back({"var of a vector", variance(OpKind::Var, DType::Float32, {int64_t{1} << 18}, {0}, 1)});
+  cases.push_back({"var_mean of bf16 rows", variance(OpKind::VarMean, DType::BFloat16, {3, int64_t{1} << 16}, {1}, 0)});
+  cases.push_back({"var_mean over outer dims", variance(OpKind::VarMean, DType::Float32, {256, 3, 512}, {0, 2}, 1)});
   cases.push_back({"softmax of long rows", [](Fusion& f) {
                      const Shape s{2, int64_t{1} << 17};
                      auto row = [&](Value* v) { return f.add(OpKind::BroadcastInDim, {v}, BroadcastAttrs{s, {0}}); };

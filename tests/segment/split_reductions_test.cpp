@@ -50,10 +50,37 @@ TEST(SplitReductions, ManyRowsShortRowsOrNoChunk_Unchanged) {
   // 65537 is prime: no chunk divides it.
   EXPECT_EQ(split_long_reductions(one_reduction(OpKind::Amax, DType::Float32, {65537}, {0})).fusion, nullptr);
   EXPECT_EQ(split_long_reductions(one_reduction(OpKind::Sum, DType::Int32, {1 << 20}, {0})).fusion, nullptr);
+}
+
+// var and var_mean: the mean's sum, then the squared deviations' sum, each in two stages, in
+// float32 for a bf16 input; the outputs keep their names and types.
+TEST(SplitReductions, VarMean_TwoPassesOfTwoStages) {
   Fusion v;
-  Value* x = v.add_tensor_input("x", DType::Float32, {1 << 20});
-  for (Value* out : v.add_node(OpKind::VarMean, {x}, VarAttrs{{0}, 1})) v.add_output(out);
-  EXPECT_EQ(split_long_reductions(v).fusion, nullptr);
+  Value* x = v.add_tensor_input("x", DType::BFloat16, {2, 1 << 17});
+  for (Value* out : v.add_node(OpKind::VarMean, {x}, VarAttrs{{1}, 1}, {"var", "mean"})) v.add_output(out);
+  const SplitReductions s = split_long_reductions(v);
+  ASSERT_NE(s.fusion, nullptr);
+  using R = std::tuple<OpKind, Shape, Shape>;
+  EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Sum, {2, 32, 4096}, {2, 32}}, R{OpKind::Sum, {2, 32}, {2}},
+                                                   R{OpKind::Sum, {2, 32, 4096}, {2, 32}}, R{OpKind::Sum, {2, 32}, {2}}}));
+  for (const auto& n : s.fusion->nodes())
+    if (n->op == OpKind::Sum) EXPECT_EQ(n->output()->dtype, DType::Float32);
+  ASSERT_EQ(s.fusion->outputs().size(), 2u);
+  EXPECT_EQ(s.fusion->outputs()[0]->name, "var");
+  EXPECT_EQ(s.fusion->outputs()[1]->name, "mean");
+  EXPECT_EQ(s.fusion->outputs()[0]->dtype, DType::BFloat16);
+  EXPECT_EQ(s.fusion->outputs()[1]->shape, Shape{2});
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_THAT(s.notes[0], HasSubstr("prims.var_mean var: 2 row(s) of 131072 elements, split into 32 chunks of 4096"));
+  EXPECT_THAT(s.notes[0], HasSubstr("squared deviations"));
+  // A float32 var needs no conversion: its result is the division itself.
+  Fusion w;
+  Value* y = w.add_tensor_input("y", DType::Float32, {1 << 20});
+  w.add_output(w.add_node(OpKind::Var, {y}, VarAttrs{{0}, 0}, {"v"})[0]);
+  const SplitReductions t = split_long_reductions(w);
+  ASSERT_NE(t.fusion, nullptr);
+  EXPECT_EQ(t.fusion->outputs()[0]->producer->op, OpKind::Div);
+  for (const auto& n : t.fusion->nodes()) EXPECT_NE(n->op, OpKind::ConvertElementType);
 }
 
 // Adjacent reduced dims are split in place, outer ones too (their loads keep their memory order).
