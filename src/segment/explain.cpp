@@ -52,7 +52,7 @@ std::string explain_text(const Fusion& given, const Plan& plan) {
   out << "plan: " << fusion.inputs().size() << " input(s), " << fusion.outputs().size() << " output(s), "
       << fusion.nodes().size() << " op(s); bookend " << (plan.bookend ? "on" : "off") << "\n";
   if (!plan.rewrites.empty()) {
-    out << "\nsplit reductions (two kernels each: partials, then their reduction)\n";
+    out << "\nsplit reductions (each in two kernels: partials, then their reduction)\n";
     for (const std::string& r : plan.rewrites) out << "  " << r << "\n";
   }
   out << "\nsegments\n";
