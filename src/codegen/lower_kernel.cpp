@@ -259,6 +259,11 @@ class Lowering {
         }
         av.spec_input_layout = spec_.input_layouts[view.input];
         av.spec_view_layout = view.layout;
+        // A view with the strides of an earlier one (RoPE's halves of q and k) reads its strides.
+        const auto& views = ir_.abi.views;
+        auto same = [&](const AbiView& w) { return w.input == av.input && same_view_strides(w.steps, av.steps); };
+        const auto first = std::find_if(views.begin(), views.end(), same);
+        stride_view_.push_back(first == views.end() ? static_cast<int>(views.size()) : stride_view_[first - views.begin()]);
         ir_.abi.views.push_back(std::move(av));
         ir_.abi.view_classes.emplace_back();
         it = view_ids_.emplace(v, static_cast<int>(ir_.abi.views.size()) - 1).first;
@@ -273,7 +278,7 @@ class Lowering {
     for (int64_t d = 0; d < view.layout.rank(); ++d) {
       const StrideClass c = dim_class(view.layout, d);
       classes->push_back(static_cast<uint8_t>(c));
-      index = add(index, scaled(idx[d], c, stride_kind, buffer, d));
+      index = add(index, scaled(idx[d], c, stride_kind, view.steps.empty() ? buffer : stride_view_[buffer], d));
     }
     ValueExpr e;
     // In order: the dims' indices are the loop vars in order, each dim's the row-major
@@ -362,6 +367,7 @@ class Lowering {
   LoopNest* nest_ = nullptr;
   std::unordered_map<const Value*, ViewOf> views_;
   std::unordered_map<const Value*, int> view_ids_;
+  std::vector<int> stride_view_;  // per view: the view whose stride fields it reads (itself or earlier)
   std::map<std::tuple<const Value*, std::vector<int>, int>, int> memo_;
   std::vector<int32_t> flat_inputs_, flat_views_, flat_outputs_;  // of the current nest
   // Of the current pointwise nest (loop_space): the loop vars whose row-major linearisation an

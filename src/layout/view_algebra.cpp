@@ -138,6 +138,37 @@ ViewResult view_op_layout(const Node& node, const Layout& in) {
 
 }  // namespace
 
+namespace {
+
+// The steps of a view chain that decide its strides (unit-step slices dropped), or nullopt where a
+// dropped slice precedes a step whose strides depend on sizes.
+std::optional<std::vector<const Node*>> stride_steps(const std::vector<Node>& steps) {
+  std::vector<const Node*> kept;
+  bool sliced = false;
+  for (const Node& n : steps) {
+    if (n.op == OpKind::SlicePrim) {
+      const std::vector<int64_t>& step = n.attr<SliceAttrs>().step;
+      if (std::all_of(step.begin(), step.end(), [](int64_t k) { return k == 1; })) {
+        sliced = true;
+        continue;
+      }
+    }
+    if (sliced && n.op != OpKind::Transpose && n.op != OpKind::Squeeze) return std::nullopt;
+    kept.push_back(&n);
+  }
+  return kept;
+}
+
+}  // namespace
+
+bool same_view_strides(const std::vector<Node>& a, const std::vector<Node>& b) {
+  const auto x = stride_steps(a), y = stride_steps(b);
+  if (!x || !y || x->size() != y->size()) return false;
+  for (size_t k = 0; k < x->size(); ++k)
+    if ((*x)[k]->op != (*y)[k]->op || !((*x)[k]->attrs == (*y)[k]->attrs)) return false;
+  return true;
+}
+
 ViewResult view_layout(const Node& node, const Layout& in) {
   const std::string prim = "prims." + std::string(op_name(node.op));
   switch (op_category(node.op)) {

@@ -35,6 +35,13 @@ ViewResult slice_layout(const Layout& in, const std::vector<int64_t>& start,
                         const std::vector<int64_t>& end, const std::vector<int64_t>& step);
 ViewResult squeeze_layout(const Layout& in, const std::vector<int64_t>& dims);
 
+// Whether two chains of view ops (each a node's op and attrs) applied to the same layout give the
+// same strides whatever that layout is: they are the same chain but for slices with unit steps
+// (which move the offset and shrink sizes, never strides), and after such a slice come only
+// transposes, squeezes and such slices (a reshape's or a broadcast's strides depend on the sizes
+// the slice changed). The kernel lowering lets such views share their stride arguments.
+bool same_view_strides(const std::vector<Node>& a, const std::vector<Node>& b);
+
 // Dispatch on a node with one tensor input. View ops use the functions above; every other op
 // (pad, cat, flip, compute) gives a copy whose reason says the op always writes new memory.
 ViewResult view_layout(const Node& node, const Layout& in);

@@ -89,6 +89,35 @@ TEST(CodegenCpu, PermuteReshapePureView_LoadsThroughComposedLayout) {
   EXPECT_EQ(k.abi.views.size(), 1u);
 }
 
+// Views of one input whose chains differ only in unit-step slices (RoPE's q, k and their halves,
+// sliced from qkv) read one set of stride arguments; each keeps its own offset. On a qkv whose rows
+// are padded (row stride 56, not 48) the halves still match the reference.
+TEST(CodegenCpu, SlicesOfOneView_ShareStrideArguments) {
+  Fusion f;
+  Value* qkv = f.add_tensor_input("qkv", DType::Float32, {2, 4, 48});
+  Value* heads = f.add(OpKind::Reshape, {qkv}, ReshapeAttrs{{2, 4, 3, 2, 8}});
+  for (int64_t part : {0, 1}) {
+    Value* s = f.add(OpKind::SlicePrim, {heads}, SliceAttrs{{0, 0, part, 0, 0}, {2, 4, part + 1, 2, 8}, {1, 1, 1, 1, 1}});
+    Value* x = f.add(OpKind::Transpose, {f.add(OpKind::Squeeze, {s}, DimsAttrs{{2}})}, PermuteAttrs{{0, 2, 1, 3}});
+    Value* lo = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, 0, 0}, {2, 2, 4, 4}, {1, 1, 1, 1}});
+    Value* hi = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, 0, 4}, {2, 2, 4, 8}, {1, 1, 1, 1}});
+    f.add_output(f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, CatAttrs{3}));
+  }
+  Layout padded = Layout::contiguous({2, 4, 48});
+  padded.strides = {4 * 56, 56, 1};
+  KernelSpec spec{&f, {padded}, {Layout::contiguous({2, 2, 4, 8}), Layout::contiguous({2, 2, 4, 8})}};
+  const GeneratedKernel k = generate_kernel(spec, Target::Cpu);
+  EXPECT_EQ(k.abi.views.size(), 4u);  // the halves of q and of k
+  int strides = 0, offsets = 0;
+  for (const AbiField& field : k.abi.fields) {
+    strides += field.kind == AbiFieldKind::ViewStride;
+    offsets += field.kind == AbiFieldKind::ViewOffset;
+  }
+  EXPECT_LE(strides, 4);  // one view's, at most one per dim
+  EXPECT_EQ(offsets, 4);
+  expect_matches_reference(backend(), f, {random_with_layout(DType::Float32, padded, 11)});
+}
+
 TEST(CodegenCpu, NonContiguousInputs_MatchReference) {
   Fusion f;
   Value* a = f.add_tensor_input("a", DType::Float32, {4, 5, 3});

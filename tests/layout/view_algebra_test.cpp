@@ -304,5 +304,59 @@ TEST_F(ViewLayoutDispatch, ComputeOps_AlwaysCopy) {
   check(view_layout(node_of(s), xl), copy({"prims.sum always writes new memory"}));
 }
 
+
+// same_view_strides: chains equal but for unit-step slices, with only transposes, squeezes and such
+// slices after them, give equal strides on every input layout (checked by composing both); other
+// chains are not claimed equal.
+Node step(OpKind op, OpAttrs attrs) {
+  Node n;
+  n.op = op;
+  n.attrs = std::move(attrs);
+  return n;
+}
+
+Layout compose(const std::vector<Node>& chain, Layout l) {
+  for (const Node& n : chain) {
+    const ViewResult r = view_layout(n, l);
+    EXPECT_TRUE(r.is_view()) << r.copy_reason;
+    l = *r.layout;
+  }
+  return l;
+}
+
+TEST(SameViewStrides, RopeHalves_SameStridesOnEveryLayout) {
+  // qkv [2, 4, 3 * 2 * 8] -> [2, 4, 3, 2, 8] -> q or k -> [2, 2, 4, 8] -> a half along the last dim.
+  const Node reshape = step(OpKind::Reshape, ReshapeAttrs{{2, 4, 3, 2, 8}});
+  auto part = [&](int64_t p) { return step(OpKind::SlicePrim, SliceAttrs{{0, 0, p, 0, 0}, {2, 4, p + 1, 2, 8}, {1, 1, 1, 1, 1}}); };
+  const Node squeeze = step(OpKind::Squeeze, DimsAttrs{{2}});
+  const Node transpose = step(OpKind::Transpose, PermuteAttrs{{0, 2, 1, 3}});
+  const Node high = step(OpKind::SlicePrim, SliceAttrs{{0, 0, 0, 4}, {2, 2, 4, 8}, {1, 1, 1, 1}});
+  const std::vector<Node> q{reshape, part(0), squeeze, transpose}, k{reshape, part(1), squeeze, transpose};
+  const std::vector<Node> q_high{reshape, part(0), squeeze, transpose, high};
+  EXPECT_TRUE(same_view_strides(q, k));
+  EXPECT_TRUE(same_view_strides(q, q_high));
+  EXPECT_TRUE(same_view_strides(k, q_high));
+  // The claim holds on a contiguous qkv, one with a row stride of 64, and one with an offset.
+  Layout padded = Layout::contiguous({2, 4, 48});
+  padded.strides = {4 * 64, 64, 1};
+  for (const Layout& in : {Layout::contiguous({2, 4, 48}), padded, Layout::contiguous({2, 4, 48}, 5)}) {
+    EXPECT_EQ(compose(q, in).strides, compose(k, in).strides);
+    EXPECT_EQ(compose(q, in).strides, compose(q_high, in).strides);
+    EXPECT_NE(compose(q, in).offset, compose(k, in).offset);
+  }
+}
+
+TEST(SameViewStrides, StepSliceOrSizeDependentStepAfterSlice_NotClaimed) {
+  const Node cut = step(OpKind::SlicePrim, SliceAttrs{{0, 0}, {4, 4}, {1, 1}});
+  const Node every_other = step(OpKind::SlicePrim, SliceAttrs{{0, 0}, {4, 8}, {1, 2}});
+  const Node flatten = step(OpKind::Reshape, ReshapeAttrs{{16}});
+  const Node grow = step(OpKind::BroadcastInDim, BroadcastAttrs{{3, 4, 4}, {1, 2}});
+  const Node swap = step(OpKind::Transpose, PermuteAttrs{{1, 0}});
+  EXPECT_FALSE(same_view_strides({every_other}, {}));  // a step of 2 doubles a stride
+  EXPECT_FALSE(same_view_strides({cut, flatten}, {flatten}));  // a reshape after the slice
+  EXPECT_FALSE(same_view_strides({cut, grow}, {grow}));  // a broadcast after the slice
+  EXPECT_FALSE(same_view_strides({swap}, {}));  // different chains
+  EXPECT_TRUE(same_view_strides({cut, swap}, {swap}));
+}
 }  // namespace
 }  // namespace vf
