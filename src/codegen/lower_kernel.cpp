@@ -250,20 +250,14 @@ class Lowering {
       if (it == view_ids_.end()) {
         AbiView av;
         av.input = view.input;
-        for (const Node* n : view.steps) {
-          Node step;
-          step.id = n->id;
-          step.op = n->op;
-          step.attrs = n->attrs;
-          av.steps.push_back(std::move(step));
-        }
+        for (const Node* n : view.steps) av.steps.push_back(Node{n->id, n->op, {}, {}, n->attrs});  // no inputs, outputs
         av.spec_input_layout = spec_.input_layouts[view.input];
         av.spec_view_layout = view.layout;
-        // A view with the strides of an earlier one (RoPE's halves of q and k) reads its strides.
+        // A view reads the stride fields of the first view with its strides (RoPE's halves of q and
+        // k: same_view_strides is an equivalence, so that one reads its own), or its own.
         const auto& views = ir_.abi.views;
         auto same = [&](const AbiView& w) { return w.input == av.input && same_view_strides(w.steps, av.steps); };
-        const auto first = std::find_if(views.begin(), views.end(), same);
-        stride_view_.push_back(first == views.end() ? static_cast<int>(views.size()) : stride_view_[first - views.begin()]);
+        stride_view_.push_back(static_cast<int>(std::find_if(views.begin(), views.end(), same) - views.begin()));
         ir_.abi.views.push_back(std::move(av));
         ir_.abi.view_classes.emplace_back();
         it = view_ids_.emplace(v, static_cast<int>(ir_.abi.views.size()) - 1).first;
