@@ -311,6 +311,34 @@ std::string one_plus_tanh(const LoopNest& nest, const ValueExpr& e) {
   return "";
 }
 
+// `0.5 * x * (1 + tanh(u))`, the tanh gelu (either factor order, the half on either side of x), in
+// float or double, as vf_half_x_one_plus_tanh(x, u) = x / (1 + exp(-2u)): with 1 + tanh(u) as
+// 2 / (1 + exp(-2u)) (one_plus_tanh), the half and the two cancel exactly (powers of two), which
+// leaves one product of the three; "" otherwise.
+std::string half_x_one_plus_tanh(const LoopNest& nest, const ValueExpr& e) {
+  if (e.fn != OpKind::Mul || e.args.size() != 2 || e.dtype != e.operand_dtype ||
+      (e.dtype != DType::Float32 && e.dtype != DType::Float64))
+    return "";
+  auto is_half = [&](int id) {
+    const ValueExpr& c = nest.values[id];
+    return c.op == ValueOp::Constant && c.dtype == e.dtype && c.constant.as_double() == 0.5;
+  };
+  auto halved = [&](int id) {  // x of a product 0.5 * x or x * 0.5, or -1
+    const ValueExpr& m = nest.values[id];
+    if (m.op != ValueOp::Apply || m.fn != OpKind::Mul || m.dtype != e.dtype || m.operand_dtype != e.dtype) return -1;
+    return is_half(m.args[0]) ? m.args[1] : is_half(m.args[1]) ? m.args[0] : -1;
+  };
+  const std::string prefix = "vf_one_plus_tanh(v";  // not of -u: 1 - tanh(u)
+  for (int k = 0; k < 2; ++k) {
+    const int x = halved(e.args[k]);
+    const ValueExpr& other = nest.values[e.args[1 - k]];
+    const std::string opt = other.op == ValueOp::Apply ? one_plus_tanh(nest, other) : "";
+    if (x >= 0 && opt.rfind(prefix, 0) == 0)
+      return "vf_half_x_one_plus_tanh(v" + std::to_string(x) + ", " + opt.substr(prefix.size() - 1);
+  }
+  return "";
+}
+
 std::string value_def(const LoopNest& nest, int id, const std::vector<std::string>& vars, const std::string& flat,
                       const std::unordered_map<int, std::string>* value_override) {
   const ValueExpr& e = nest.values[id];
@@ -344,6 +372,7 @@ std::string value_def(const LoopNest& nest, int id, const std::vector<std::strin
       break;
     case ValueOp::Apply:
       def = one_plus_tanh(nest, e);
+      if (def.empty()) def = half_x_one_plus_tanh(nest, e);
       if (def.empty()) def = apply_expr(e, x);
       break;
     case ValueOp::Cast: def = convert(e.dtype, x[0]); break;

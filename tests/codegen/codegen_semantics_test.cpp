@@ -157,6 +157,8 @@ TEST(CodegenSemantics, OnePlusTanh_FusedAndMatchesReference) {
         ++calls;
       // 1 + tanh(u), tanh(u) + 1 and the gelu, in each loop that the source has (CUDA: two)
       EXPECT_TRUE(calls > 0 && calls % 3 == 0) << calls;
+      // The gelu's product: 0.5 * x and the 2 of vf_one_plus_tanh cancel.
+      EXPECT_NE(source.find("= vf_half_x_one_plus_tanh(v"), std::string::npos) << "0.5 * x * (1 + tanh(u))";
     }
     SCOPED_TRACE(dtype_short_name(dtype));
     expect_matches_reference(backend(), f, {from_values(dtype, v)});
