@@ -95,8 +95,8 @@ TEST(CudaSchedule, MergeHeads_RowVectorWithoutDivisionPerElement) {
   merge_heads(f, {16, 32, 2048, 128});
   const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
   EXPECT_TRUE(k.abi.index32);
-  EXPECT_EQ(k.abi.blocks_per_sm, 6);  // one load of two packs in flight a thread
-  EXPECT_THAT(k.source, HasSubstr("__launch_bounds__(256, 6)"));
+  EXPECT_EQ(k.abi.blocks_per_sm, 12);  // one load of two packs in flight a thread: 1,536 threads
+  EXPECT_THAT(k.source, HasSubstr("__launch_bounds__(128, 12)"));
   EXPECT_THAT(k.source, HasSubstr("= vf_divider_of(a.f"));  // set up by the host
   // Alignment tested once, before the loop: the base pointers and the offset and strides.
   EXPECT_THAT(k.source, HasSubstr("n0_s3 % 8 == 0 && vf_aligned(a.f"));
@@ -122,12 +122,12 @@ TEST(CudaSchedule, LaunchShape_VectorLoopOneBlockPerGrain) {
   const KernelSpec spec = contiguous_spec(f);
   const GeneratedKernel k = generate_kernel(spec, Target::Cuda);
   ASSERT_EQ(k.abi.nests.size(), 1u);
-  EXPECT_EQ(k.abi.nests[0].grain, 8 * 2 * 256);  // packs of 8 bf16, 2 packs a thread, 256 threads
+  EXPECT_EQ(k.abi.nests[0].grain, 8 * 2 * 128);  // packs of 8 bf16, 2 packs a thread, 128 threads
   const LaunchBlock block = launch_on_132(k, spec);
-  EXPECT_EQ(block.block, 256u);
-  EXPECT_EQ(block.grid, 16u * 32 * 2048 * 128 / (8 * 2 * 256));
+  EXPECT_EQ(block.block, 128u);
+  EXPECT_EQ(block.grid, 16u * 32 * 2048 * 128 / (8 * 2 * 128));
   // A small tensor takes one block; a size that is not a multiple of the grain rounds up.
-  for (const auto& [shape, grid] : std::vector<std::pair<Shape, uint32_t>>{{{1, 2, 3, 8}, 1}, {{1, 3, 1000, 8}, 6}}) {
+  for (const auto& [shape, grid] : std::vector<std::pair<Shape, uint32_t>>{{{1, 2, 3, 8}, 1}, {{1, 3, 1000, 8}, 12}}) {
     Fusion g;
     merge_heads(g, shape);
     const KernelSpec small = contiguous_spec(g);
@@ -162,6 +162,7 @@ TEST(CudaSchedule, LaunchShape_PlainLoopOneWaveOfResidentBlocks) {
   const GeneratedKernel k = generate_kernel(spec, Target::Cuda);
   ASSERT_EQ(k.abi.nests.size(), 1u);
   EXPECT_EQ(k.abi.nests[0].grain, 0);
+  EXPECT_EQ(k.abi.block_size, 256);  // blocks of 128 are for kernels with a vector schedule
   const uint32_t per_sm = k.abi.blocks_per_sm > 0 ? static_cast<uint32_t>(k.abi.blocks_per_sm) : 8;
   EXPECT_EQ(launch_on_132(k, spec).grid, 132u * per_sm);
 }
@@ -198,6 +199,7 @@ TEST(CudaSchedule, Transpose_TiledWithLoadsBeforeBarrier) {
   const size_t hoisted = k.source.find("float h");
   ASSERT_NE(hoisted, std::string::npos) << k.source;
   EXPECT_NE(k.source.find("__syncthreads()", hoisted), std::string::npos);
+  EXPECT_EQ(k.abi.block_size, 256);
   EXPECT_GE(k.abi.blocks_per_sm, 1);
   EXPECT_LE(k.abi.blocks_per_sm, 4);
 }
