@@ -61,12 +61,18 @@ VectorPlan flat_vector_plan(const LoopNest& nest) {
   return plan;
 }
 
+// The type of the vector loops' pack counters: 32-bit when the kernel's index math is (every
+// output has fewer than 2^31 elements; q0 + gridDim.x * span stays below twice a nest's packs
+// plus a span, since no nest's grain is smaller than its span), else 64-bit.
+std::string pack_counter_type(bool index32) { return index32 ? "vf_index" : "vf_i64"; }
+
 // The vector part of a flat nest: when every buffer's first element is aligned to its pack size,
 // each thread moves packs of V elements (16 bytes of the widest dtype) with single loads and
 // stores, packs_in_flight packs per iteration (all loads first); the remaining elements (and every
 // element, when unaligned) take the scalar loop after.
-void emit_vector_part(const LoopNest& nest, std::string& out) {
+void emit_vector_part(const LoopNest& nest, bool index32, std::string& out) {
   const VectorPlan plan = flat_vector_plan(nest);
+  const std::string Q = pack_counter_type(index32);
   const int v = plan.v;
   const std::string V = std::to_string(v), U = std::to_string(plan.u);
   auto base = [&](DType dtype, int data, int offset) {
@@ -80,8 +86,8 @@ void emit_vector_part(const LoopNest& nest, std::string& out) {
     aligned += " && vf_aligned(" + base(s.dtype, s.param, s.flat_offset) + ", sizeof(" + pack_type(s.dtype, v) + "))";
   std::unordered_map<int, std::string> from_pack;
   out += "    if (" + aligned + ") {\n";
-  out += "      const vf_i64 packs = numel / " + V + ", stride = blockDim.x, span = " + U + " * stride;\n";
-  out += "      for (vf_i64 q0 = (vf_i64)blockIdx.x * span + threadIdx.x; q0 < packs; q0 += (vf_i64)gridDim.x * span) {\n";
+  out += "      const " + Q + " packs = numel / " + V + ", stride = blockDim.x, span = " + U + " * stride;\n";
+  out += "      for (" + Q + " q0 = (" + Q + ")blockIdx.x * span + threadIdx.x; q0 < packs; q0 += (" + Q + ")gridDim.x * span) {\n";
   for (size_t id = 0; id < nest.values.size(); ++id) {
     const ValueExpr& e = nest.values[id];
     if (e.op != ValueOp::Load) continue;
@@ -91,7 +97,7 @@ void emit_vector_part(const LoopNest& nest, std::string& out) {
   }
   out += "#pragma unroll\n";
   out += "        for (int u = 0; u < " + U + "; ++u) {\n";
-  out += "          const vf_i64 q = q0 + u * stride;\n";
+  out += "          const " + Q + " q = q0 + u * stride;\n";
   out += "          if (q >= packs) break;\n";
   for (size_t id = 0; id < nest.values.size(); ++id) {
     const ValueExpr& e = nest.values[id];
@@ -102,7 +108,7 @@ void emit_vector_part(const LoopNest& nest, std::string& out) {
   out += "        }\n";
   out += "#pragma unroll\n";
   out += "        for (int u = 0; u < " + U + "; ++u) {\n";
-  out += "          const vf_i64 q = q0 + u * stride;\n";
+  out += "          const " + Q + " q = q0 + u * stride;\n";
   out += "          if (q >= packs) break;\n";
   for (size_t k = 0; k < nest.stores.size(); ++k)
     out += "          " + pack_type(nest.stores[k].dtype, v) + " s" + std::to_string(k) + ";\n";
@@ -222,8 +228,9 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
     for (size_t d = 0; d < rank; ++d) divisors.emplace_back(nest.extents[d], d + 1 == rank ? v : 1);
     emit_dividers(abi, divisors, pre, "      ", out);
   }
-  out += "      const vf_i64 steps = numel / " + V + ", stride = blockDim.x, span = " + U + " * stride;\n";
-  out += "      for (vf_i64 q0 = (vf_i64)blockIdx.x * span + threadIdx.x; q0 < steps; q0 += (vf_i64)gridDim.x * span) {\n";
+  const std::string Q = pack_counter_type(index32);
+  out += "      const " + Q + " steps = numel / " + V + ", stride = blockDim.x, span = " + U + " * stride;\n";
+  out += "      for (" + Q + " q0 = (" + Q + ")blockIdx.x * span + threadIdx.x; q0 < steps; q0 += (" + Q + ")gridDim.x * span) {\n";
   // Per step u: its loop vars, the store addresses and the loaded packs.
   std::string decl;
   for (size_t d = 0; d < rank; ++d) decl += "        vf_index iv" + std::to_string(d) + "[" + U + "];\n";
@@ -258,7 +265,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   out += decl;
   out += "#pragma unroll\n";
   out += "        for (int u = 0; u < " + U + "; ++u) {\n";
-  out += "          const vf_i64 q = q0 + u * stride;\n";
+  out += "          const " + Q + " q = q0 + u * stride;\n";
   out += "          if (q >= steps) break;\n";
   {
     std::vector<std::string> iv;
@@ -523,7 +530,7 @@ void emit_nest(const LoopNest& nest, int n, KernelAbi& abi, int tile, std::strin
   out += "    const vf_i64 numel = " + numel + ";\n";
   out += "    vf_i64 start = 0;\n";
   if (nest.flat && !nest.stores.empty()) {
-    emit_vector_part(nest, out);
+    emit_vector_part(nest, abi.index32, out);
   } else if (!nest.flat && rank > 0) {
     const std::vector<VarUse> use = var_uses(nest, static_cast<int64_t>(rank) - 1);
     if (row_vector_ok(nest, use)) emit_row_vector(nest, use, abi, sizes, vars, p, out);
