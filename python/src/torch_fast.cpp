@@ -1,6 +1,9 @@
 // viewfuse._torch_fast: the TorchApi table (torch_api.h) over PyTorch's C++ API, and a testing hook
 // that counts Python object allocations. The only translation unit that includes torch headers.
-#include <ATen/ops/empty.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/Storage.h>
+#include <c10/core/DeviceGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/autograd/python_variable.h>
 
@@ -86,14 +89,18 @@ int read(PyObject* object, TorchTensorView* out) {
   }
 }
 
+// A buffer of numel elements from the device's allocator (on CUDA, PyTorch's caching allocator,
+// which takes the block from the device's current stream), as at::empty's storage but without
+// dispatching an op or making a tensor: the call is on every kernel launch's path.
 void* allocate(int dtype, int device_type, int device_index, int64_t numel, void** data, const char** error) {
   try {
     const c10::Device device = device_type == vf::py::kTorchCuda
                                    ? c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(device_index))
                                    : c10::Device(c10::kCPU);
-    at::Tensor buffer = at::empty({numel}, at::TensorOptions().dtype(scalar_type(dtype)).device(device));
-    *data = buffer.data_ptr();
-    c10::Storage storage = buffer.storage();
+    const c10::DeviceGuard guard(device);  // the caching allocator allocates on the current device
+    const size_t bytes = static_cast<size_t>(numel) * c10::elementSize(scalar_type(dtype));
+    c10::Storage storage(c10::Storage::use_byte_size_t(), bytes, c10::GetAllocator(device.type()), /*resizable=*/false);
+    *data = storage.mutable_data();
     return storage.unsafeReleaseStorageImpl();
   } catch (const std::exception& e) {
     *error = remember_error(message_of(e));
@@ -113,7 +120,7 @@ PyObject* set_python_error(const std::exception& e) {
 PyObject* wrap(void* buffer, int dtype, int rank, const int64_t* sizes, const int64_t* strides, int64_t offset) {
   try {
     c10::Storage storage(c10::intrusive_ptr<c10::StorageImpl>::reclaim_copy(static_cast<c10::StorageImpl*>(buffer)));
-    // The dispatch key of a dense tensor on the storage's device, as at::empty gives it.
+    // The dispatch key of a dense tensor on the storage's device, as at::empty would give it.
     const c10::DispatchKeySet keys(storage.device_type() == c10::kCUDA ? c10::DispatchKey::CUDA
                                                                         : c10::DispatchKey::CPU);
     at::Tensor t = at::detail::make_tensor<c10::TensorImpl>(std::move(storage), keys,
