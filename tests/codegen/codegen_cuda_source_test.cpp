@@ -145,6 +145,9 @@ TEST(CodegenCuda, IndexWidth_FollowsLayoutClass) {
   KernelSpec big = small;
   big.input_layouts[0].strides = {int64_t{1} << 30, 1};  // spans more than 2^31 elements
   EXPECT_FALSE(generate_kernel(big, Target::Cuda).abi.index32);
+  // The vector loops count packs in the index type.
+  EXPECT_THAT(generate_kernel(small, Target::Cuda).source, HasSubstr("for (vf_index q0 = "));
+  EXPECT_THAT(generate_kernel(big, Target::Cuda).source, HasSubstr("for (vf_i64 q0 = "));
   EXPECT_FALSE(generate_kernel(small, Target::Cpu).abi.index32);
 }
 
