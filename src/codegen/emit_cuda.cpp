@@ -614,7 +614,7 @@ int vector_blocks_per_sm(const VectorPlan& plan, int block) {
 // of 256 (same threads resident, generated kernels, same run): the 1 GiB chain 97.5% -> 99.7% of
 // the copy ceiling, RoPE 92.8% -> 97.3%, bias + gelu 89.6% -> 92.0%, the MLP gelu 96.5% -> 99.1%,
 // the merge-heads consumer 94.9% -> 96.0%, the producer 95.8% -> 95.0%. One pack per thread was
-// worse for all but the chain (the producer 83%).
+// worse for all but the chain (the producer 83-86%).
 constexpr int kVectorBlock = 128;
 
 // The launch shape of a kernel: threads per block, the blocks kept resident per multiprocessor and
