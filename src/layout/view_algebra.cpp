@@ -136,10 +136,6 @@ ViewResult view_op_layout(const Node& node, const Layout& in) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // The steps of a view chain that decide its strides (unit-step slices dropped), or nullopt where a
 // dropped slice precedes a step whose strides depend on sizes.
 std::optional<std::vector<const Node*>> stride_steps(const std::vector<Node>& steps) {
