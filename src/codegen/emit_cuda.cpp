@@ -62,14 +62,33 @@ VectorPlan flat_vector_plan(const LoopNest& nest) {
 }
 
 // The type of the vector loops' pack counters: 32-bit when the kernel's index math is (every
-// output has fewer than 2^31 elements; q0 + gridDim.x * span stays below twice a nest's packs
-// plus a span, since no nest's grain is smaller than its span), else 64-bit.
+// output has fewer than 2^31 elements, and a thread's packs stay below a nest's packs plus a span),
+// else 64-bit.
 std::string pack_counter_type(bool index32) { return index32 ? "vf_index" : "vf_i64"; }
 
-// The vector part of a flat nest: when every buffer's first element is aligned to its pack size,
-// each thread moves packs of V elements (16 bytes of the widest dtype) with single loads and
-// stores, packs_in_flight packs per iteration (all loads first); the remaining elements (and every
-// element, when unaligned) take the scalar loop after.
+// The head of a vector nest's one pass: the launch gives the nest a block per grain (span packs
+// or steps, pack_launch), so each thread takes packs q0, q0 + stride, ... of its block's span
+// once, with no loop. A loop over the grid kept its counters live across the loads: the
+// merge-heads producer took 39 registers with it and 32 without (2,048 threads resident instead
+// of 1,536).
+void emit_vector_pass(const std::string& Q, const std::string& count, std::string& out) {
+  out += "      const " + Q + " q0 = (" + Q + ")blockIdx.x * span + threadIdx.x;\n";
+  out += "      if (q0 < " + count + ") {\n";
+}
+
+// The pack index q of step u in the loop that loads: past the end it is the last pack, read again
+// and not stored, so that every load is unconditional and the compiler issues all of them before
+// the first use. With `if (q >= count) break;` instead, nvcc computed and stored the first pack
+// before loading the second (the merge-heads consumer: 132 -> 142 us on the H200).
+void emit_pack_load_index(const std::string& Q, const std::string& count, std::string& out) {
+  out += "          const " + Q + " q = q0 + u * stride < " + count + " ? q0 + u * stride : " + count + " - 1;\n";
+}
+
+// The vector part of a flat nest: when every buffer's first element is aligned to its pack size
+// (tested branch-free, as in multiple_at_steps), each thread moves packs of V elements (16 bytes
+// of the widest dtype) with single loads and stores, packs_in_flight packs in its one pass (all
+// loads first); the remaining elements (and every element, when unaligned) take the scalar loop
+// after.
 void emit_vector_part(const LoopNest& nest, bool index32, std::string& out) {
   const VectorPlan plan = flat_vector_plan(nest);
   const std::string Q = pack_counter_type(index32);
@@ -81,13 +100,13 @@ void emit_vector_part(const LoopNest& nest, bool index32, std::string& out) {
   std::string aligned = "true";
   for (const ValueExpr& e : nest.values)
     if (e.op == ValueOp::Load)
-      aligned += " && vf_aligned(" + base(e.dtype, e.param, e.flat_offset) + ", sizeof(" + pack_type(e.dtype, v) + "))";
+      aligned += " & vf_aligned(" + base(e.dtype, e.param, e.flat_offset) + ", sizeof(" + pack_type(e.dtype, v) + "))";
   for (const StoreStmt& s : nest.stores)
-    aligned += " && vf_aligned(" + base(s.dtype, s.param, s.flat_offset) + ", sizeof(" + pack_type(s.dtype, v) + "))";
+    aligned += " & vf_aligned(" + base(s.dtype, s.param, s.flat_offset) + ", sizeof(" + pack_type(s.dtype, v) + "))";
   std::unordered_map<int, std::string> from_pack;
   out += "    if (" + aligned + ") {\n";
   out += "      const " + Q + " packs = numel / " + V + ", stride = blockDim.x, span = " + U + " * stride;\n";
-  out += "      for (" + Q + " q0 = (" + Q + ")blockIdx.x * span + threadIdx.x; q0 < packs; q0 += (" + Q + ")gridDim.x * span) {\n";
+  emit_vector_pass(Q, "packs", out);
   for (size_t id = 0; id < nest.values.size(); ++id) {
     const ValueExpr& e = nest.values[id];
     if (e.op != ValueOp::Load) continue;
@@ -97,8 +116,7 @@ void emit_vector_part(const LoopNest& nest, bool index32, std::string& out) {
   }
   out += "#pragma unroll\n";
   out += "        for (int u = 0; u < " + U + "; ++u) {\n";
-  out += "          const " + Q + " q = q0 + u * stride;\n";
-  out += "          if (q >= packs) break;\n";
+  emit_pack_load_index(Q, "packs", out);
   for (size_t id = 0; id < nest.values.size(); ++id) {
     const ValueExpr& e = nest.values[id];
     if (e.op != ValueOp::Load) continue;
@@ -174,7 +192,9 @@ VectorPlan row_vector_plan(const LoopNest& nest, const std::vector<VarUse>& use,
 // A C condition that holds when index expression `id` is a multiple of m at the first point of
 // every step (where the innermost loop var `last` is a multiple of m): parameters are tested at
 // run time, other loop vars are unknown, products are multiples when a factor is, sums when both
-// terms are. Memoized in `memo` (the expressions form a DAG).
+// terms are. Memoized in `memo` (the expressions form a DAG). The tests are joined by the bitwise
+// & and |, which have no side effects to order: nvcc then loads every parameter at once and
+// branches once, where && made a branch per test, each waiting for its constant load.
 std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_t m, std::vector<std::string>& memo) {
   if (!memo[id].empty()) return memo[id];
   const IndexExpr& e = nest.indices[id];
@@ -184,9 +204,9 @@ std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_
     case IndexOp::Const: c = e.value % m == 0 ? "true" : "false"; break;
     case IndexOp::Param: c = "(" + field(static_cast<int>(e.value)) + " % " + std::to_string(m) + " == 0)"; break;
     case IndexOp::Var: c = e.value == last ? "true" : "false"; break;
-    case IndexOp::Add: case IndexOp::Sub: case IndexOp::Min: c = "(" + f(e.a) + " && " + f(e.b) + ")"; break;
-    case IndexOp::Mul: c = "(" + f(e.a) + " || " + f(e.b) + ")"; break;
-    case IndexOp::Select: c = "(" + f(e.b) + " && " + f(e.c) + ")"; break;
+    case IndexOp::Add: case IndexOp::Sub: case IndexOp::Min: c = "(" + f(e.a) + " & " + f(e.b) + ")"; break;
+    case IndexOp::Mul: c = "(" + f(e.a) + " | " + f(e.b) + ")"; break;
+    case IndexOp::Select: c = "(" + f(e.b) + " & " + f(e.c) + ")"; break;
     default: break;
   }
   return memo[id] = c;
@@ -196,9 +216,9 @@ std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_
 // dim (the extent a multiple of V), with the outer index math done once per step (divisions by
 // multiply-high with 32-bit index math). The loads of row_vector_loads and every store move whole
 // packs (a guarded load tests its guard once per pack); other loads read element by element.
-// packs_in_flight steps per iteration, their loads issued before any use. The loop runs when every
-// pack is aligned, tested once (multiple_at_steps); extents that are not a multiple of V and
-// unaligned packs take the plain loop.
+// packs_in_flight steps in each thread's one pass, their loads issued before any use. The pass
+// runs when every pack is aligned, tested once (multiple_at_steps); extents that are not a
+// multiple of V and unaligned packs take the plain loop.
 void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, KernelAbi& abi,
                      const std::vector<std::string>& sizes, const std::vector<std::string>& vars,
                      const std::string& pre, std::string& out) {
@@ -215,7 +235,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   std::vector<std::string> memo(nest.indices.size());
   std::string aligned;
   auto test = [&](DType dtype, int data, int index) {
-    aligned += " && vf_aligned(" + field(data) + ", " + std::to_string(v * dtype_size(dtype)) + ") && " +
+    aligned += " & vf_aligned(" + field(data) + ", " + std::to_string(v * dtype_size(dtype)) + ") & " +
                multiple_at_steps(nest, index, static_cast<int64_t>(rank) - 1, v, memo);
   };
   for (size_t id = 0; id < nest.values.size(); ++id)
@@ -230,7 +250,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   }
   const std::string Q = pack_counter_type(index32);
   out += "      const " + Q + " steps = numel / " + V + ", stride = blockDim.x, span = " + U + " * stride;\n";
-  out += "      for (" + Q + " q0 = (" + Q + ")blockIdx.x * span + threadIdx.x; q0 < steps; q0 += (" + Q + ")gridDim.x * span) {\n";
+  emit_vector_pass(Q, "steps", out);
   // Per step u: its loop vars, the store addresses and the loaded packs.
   std::string decl;
   for (size_t d = 0; d < rank; ++d) decl += "        vf_index iv" + std::to_string(d) + "[" + U + "];\n";
@@ -265,8 +285,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   out += decl;
   out += "#pragma unroll\n";
   out += "        for (int u = 0; u < " + U + "; ++u) {\n";
-  out += "          const " + Q + " q = q0 + u * stride;\n";
-  out += "          if (q >= steps) break;\n";
+  emit_pack_load_index(Q, "steps", out);
   {
     std::vector<std::string> iv;
     for (size_t d = 0; d < rank; ++d) iv.push_back("iv" + std::to_string(d) + "[u]");
@@ -520,14 +539,18 @@ void emit_nest(const LoopNest& nest, int n, KernelAbi& abi, int tile, std::strin
   const std::string p = "n" + std::to_string(n) + "_";
   std::vector<std::string> vars, sizes;
   out += "  {\n";
-  std::string numel = "(vf_i64)1";
+  // The points: with 32-bit index math fewer than 2^31, multiplied in unsigned 32-bit (the partial
+  // products may wrap when an extent is 0; the full product is exact).
+  const bool index32 = abi.index32;
+  std::string numel = index32 ? "(vf_u32)1" : "(vf_i64)1";
   for (size_t d = 0; d < rank; ++d) {
     out += "    const vf_index " + p + "s" + std::to_string(d) + " = a.f" + std::to_string(nest.extents[d]) + ";\n";
-    numel += " * " + p + "s" + std::to_string(d);
+    numel = (d == 0 ? (index32 ? "(vf_u32)" : "(vf_i64)") : numel + " * " + (index32 ? "(vf_u32)" : "")) + p + "s" +
+            std::to_string(d);
     vars.push_back(p + "i" + std::to_string(d));
     sizes.push_back(p + "s" + std::to_string(d));
   }
-  out += "    const vf_i64 numel = " + numel + ";\n";
+  out += index32 ? "    const vf_index numel = (vf_index)(" + numel + ");\n" : "    const vf_i64 numel = " + numel + ";\n";
   out += "    vf_i64 start = 0;\n";
   if (nest.flat && !nest.stores.empty()) {
     emit_vector_part(nest, abi.index32, out);

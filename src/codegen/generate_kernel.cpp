@@ -245,9 +245,10 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
     const uint64_t packed = divider_bits((n + f.b - 1) / f.b);
     std::memcpy(base + f.offset, &packed, 8);
   }
-  // Nests with a grain get a block per grain of their points or rows (each block makes one pass
-  // of its loop); the others' grid-stride loops get at most one wave of the blocks the device
-  // keeps resident, since blocks beyond it would only start after the first ones finish.
+  // Nests with a grain get a block per grain of their points or rows: each block makes one pass
+  // of its loop (a vector nest's pass has no loop, so every grain needs its block). The others'
+  // grid-stride loops get at most one wave of the blocks the device keeps resident, since blocks
+  // beyond it would only start after the first ones finish.
   const int64_t per_sm = abi.blocks_per_sm > 0 ? abi.blocks_per_sm : 8;
   const int64_t wave = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * per_sm;
   int64_t total = 0, grid = 1;
@@ -258,6 +259,8 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
     const int64_t threads = n.output >= 0 ? work : work * n.team;
     const int64_t blocks = n.grain > 0 ? (work + n.grain - 1) / n.grain
                                        : std::min(wave, (threads + abi.block_size - 1) / abi.block_size);
+    VF_INTERNAL_CHECK(blocks <= std::numeric_limits<int32_t>::max(), "pack_launch: ", blocks,
+                      " blocks of a grain of ", n.grain, " exceed the grid's limit of 2^31 - 1");
     grid = std::max(grid, blocks);
   }
   block.cpu_extent = total;

@@ -135,6 +135,29 @@ TEST(CodegenCuda, CatOfPackAlignedRanges_LoadsGuardedPacks) {
   EXPECT_EQ(source(12).find("[u] = {};"), std::string::npos);  // halves of 12: packs of 8 straddle
 }
 
+// Every vector load of a thread is unconditional (a step past the end reads the last pack again
+// and does not store it), so that the compiler issues them all before the first use: with a
+// `break` in the loop that loads, nvcc computed and stored the first pack before loading the second.
+TEST(CodegenCuda, VectorLoops_LoadEveryPackUnconditionally) {
+  auto load_loop = [](const std::string& source) {
+    const size_t begin = source.find("for (int u = 0;");
+    EXPECT_NE(begin, std::string::npos) << source;
+    return begin == std::string::npos ? "" : source.substr(begin, source.find("#pragma unroll", begin) - begin);
+  };
+  Fusion flat;  // contiguous: the flat vector loop over packs
+  flat.add_output(flat.add(OpKind::Add, {flat.add_tensor_input("a", DType::Float32, {1024}),
+                                         flat.add_tensor_input("b", DType::Float32, {1024})}));
+  const std::string flat_loop = load_loop(generate_kernel(contiguous_spec(flat), Target::Cuda).source);
+  EXPECT_THAT(flat_loop, HasSubstr(" : packs - 1;"));
+  EXPECT_EQ(flat_loop.find("break"), std::string::npos) << flat_loop;
+  Fusion rows;  // a permute that keeps the innermost dim: the row-vector loop over steps
+  Value* x = rows.add_tensor_input("x", DType::BFloat16, {2, 4, 8, 64});
+  rows.add_output(rows.add(OpKind::Neg, {rows.add(OpKind::Transpose, {x}, PermuteAttrs{{0, 2, 1, 3}})}));
+  const std::string row_loop = load_loop(generate_kernel(contiguous_spec(rows), Target::Cuda).source);
+  EXPECT_THAT(row_loop, HasSubstr(" : steps - 1;"));
+  EXPECT_EQ(row_loop.find("break"), std::string::npos) << row_loop;
+}
+
 TEST(CodegenCuda, IndexWidth_FollowsLayoutClass) {
   Fusion f;
   Value* a = f.add_tensor_input("a", DType::Float32, {4, 8});
@@ -146,8 +169,8 @@ TEST(CodegenCuda, IndexWidth_FollowsLayoutClass) {
   big.input_layouts[0].strides = {int64_t{1} << 30, 1};  // spans more than 2^31 elements
   EXPECT_FALSE(generate_kernel(big, Target::Cuda).abi.index32);
   // The vector loops count packs in the index type.
-  EXPECT_THAT(generate_kernel(small, Target::Cuda).source, HasSubstr("for (vf_index q0 = "));
-  EXPECT_THAT(generate_kernel(big, Target::Cuda).source, HasSubstr("for (vf_i64 q0 = "));
+  EXPECT_THAT(generate_kernel(small, Target::Cuda).source, HasSubstr("const vf_index q0 = "));
+  EXPECT_THAT(generate_kernel(big, Target::Cuda).source, HasSubstr("const vf_i64 q0 = "));
   EXPECT_FALSE(generate_kernel(small, Target::Cpu).abi.index32);
 }
 

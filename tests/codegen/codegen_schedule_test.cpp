@@ -99,7 +99,7 @@ TEST(CudaSchedule, MergeHeads_RowVectorWithoutDivisionPerElement) {
   EXPECT_THAT(k.source, HasSubstr("__launch_bounds__(128, 12)"));
   EXPECT_THAT(k.source, HasSubstr("= vf_divider_of(a.f"));  // set up by the host
   // Alignment tested once, before the loop: the base pointers and the offset and strides.
-  EXPECT_THAT(k.source, HasSubstr("n0_s3 % 8 == 0 && vf_aligned(a.f"));
+  EXPECT_THAT(k.source, HasSubstr("n0_s3 % 8 == 0 & vf_aligned(a.f"));
   EXPECT_THAT(k.source, Not(HasSubstr("aligned[")));
   EXPECT_THAT(k.source, HasSubstr("*(const vf_pack<vf_u16, 8>*)"));  // 16-byte loads
   EXPECT_THAT(k.source, HasSubstr("*(vf_pack<vf_u16, 8>*)"));        // 16-byte stores
