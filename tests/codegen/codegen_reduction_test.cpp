@@ -420,8 +420,9 @@ TEST_P(ReductionKernels, CausalMaskedSoftmax_DiscardedScoresUnreadMatchReference
       }
       EXPECT_EQ(guarded, 1);
       EXPECT_EQ(unguarded, outputs - 1);  // the unmasked s * 2
-      if (t % 4 == 0)
+      if (t % 4 == 0) {
         EXPECT_THAT(generate_kernel(plan.segments[0].spec, Target::Cuda).source, HasSubstr(" ? *(const vf_pack<float, 4>*)"));
+      }
     }
   }
 }

@@ -52,7 +52,9 @@ TEST(FuzzRegressions, EachMatchesReference) {
       std::vector<Arg> args;
       for (const HostArg& a : host_args) args.push_back(to_tensor(std::get<HostTensor>(a)));
       const std::vector<Tensor> outs = compiled.run(args);
-      if (nvrtc_available()) EXPECT_EQ(cuda_compile_problem(compiled.plan_for(args), cuda_sources), "");
+      if (nvrtc_available()) {
+        EXPECT_EQ(cuda_compile_problem(compiled.plan_for(args), cuda_sources), "");
+      }
       ASSERT_EQ(outs.size(), expected.size());
       for (size_t i = 0; i < outs.size(); ++i) {
         const Comparison c = compare_tensors(host_copy(outs[i]), expected[i],

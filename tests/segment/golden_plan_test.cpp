@@ -53,7 +53,9 @@ TEST(GoldenPlan, EveryTrace_MatchesExpectedText) {
       ++checked;
     }
   }
-  if (!update) EXPECT_GE(checked, 2 * 12);
+  if (!update) {
+    EXPECT_GE(checked, 2 * 12);
+  }
 }
 
 }  // namespace

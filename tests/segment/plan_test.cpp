@@ -115,7 +115,9 @@ TEST(PlanMeasurement, EveryExample_AllocationsMatchPlanWithAndWithoutBookend) {
         const int64_t before = host_storage_allocated_bytes();
         ExecutionStats stats;
         std::vector<Tensor> outs = compiled.run(args, &stats);
-        if (!host_segments) EXPECT_EQ(host_storage_allocated_bytes() - before, plan.allocated_bytes);
+        if (!host_segments) {
+          EXPECT_EQ(host_storage_allocated_bytes() - before, plan.allocated_bytes);
+        }
         EXPECT_EQ(stats.allocated_bytes, plan.allocated_bytes);
         EXPECT_EQ(stats.peak_bytes, plan.peak_bytes);
         EXPECT_EQ(stats.kernels_launched, plan.kernel_count());

@@ -63,8 +63,11 @@ TEST(SplitReductions, VarMean_TwoPassesOfTwoStages) {
   using R = std::tuple<OpKind, Shape, Shape>;
   EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Sum, {2, 32, 4096}, {2, 32}}, R{OpKind::Sum, {2, 32}, {2}},
                                                    R{OpKind::Sum, {2, 32, 4096}, {2, 32}}, R{OpKind::Sum, {2, 32}, {2}}}));
-  for (const auto& n : s.fusion->nodes())
-    if (n->op == OpKind::Sum) EXPECT_EQ(n->output()->dtype, DType::Float32);
+  for (const auto& n : s.fusion->nodes()) {
+    if (n->op == OpKind::Sum) {
+      EXPECT_EQ(n->output()->dtype, DType::Float32);
+    }
+  }
   ASSERT_EQ(s.fusion->outputs().size(), 2u);
   EXPECT_EQ(s.fusion->outputs()[0]->name, "var");
   EXPECT_EQ(s.fusion->outputs()[1]->name, "mean");
