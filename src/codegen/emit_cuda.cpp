@@ -29,7 +29,8 @@ std::string field(int k) { return "a.f" + std::to_string(k); }
 // buffer before the first use. 2, and at most as many as keep the packs of all `vector_loads`
 // within 48 registers (a RoPE reads eight packs a step). With a block per grain (plan_cuda_launch)
 // the blocks keep enough in flight: on the H200, in blocks of 128 threads, one pack per thread
-// made the merge-heads permute 10% slower and four made it 11% slower.
+// made the merge-heads permute 10% slower and four made it 11% slower (measured while the packs
+// still looped over the grid and loaded under `break`, before emit_pack_load_index).
 int packs_in_flight(int vector_loads) {
   constexpr int kPacks = 2, kPackRegisters = 4, kLoadRegisters = 48;
   return std::clamp(kLoadRegisters / std::max(1, kPackRegisters * vector_loads), 1, kPacks);
@@ -638,7 +639,8 @@ int vector_blocks_per_sm(const VectorPlan& plan, int block) {
 // of 256 (same threads resident, generated kernels, same run): the 1 GiB chain 97.5% -> 99.7% of
 // the copy ceiling, RoPE 92.8% -> 97.3%, bias + gelu 89.6% -> 92.0%, the MLP gelu 96.5% -> 99.1%,
 // the merge-heads consumer 94.9% -> 96.0%, the producer 95.8% -> 95.0%. One pack per thread was
-// worse for all but the chain (the producer 83-86%).
+// worse for all but the chain (the producer 83-86%). Both measured with the grid loop that
+// emit_vector_pass replaced.
 constexpr int kVectorBlock = 128;
 
 // The launch shape of a kernel: threads per block, the blocks kept resident per multiprocessor and
