@@ -140,10 +140,13 @@ void emit_dividers(KernelAbi& abi, const std::vector<std::pair<int, int64_t>>& s
 // CUDA: statements that set vars[d] (d < rank, declared before) to the multi-index of flat
 // position `flat` (an expression of type vf_index) over sizes[d], the innermost size being
 // sizes[rank - 1] and the innermost index multiplied by `inner_scale`. With dividers (32-bit index
-// math), divisions use the vf_divider <pre>dv<d> declared by emit_dividers.
+// math), divisions use the vf_divider <pre>dv<d> declared by emit_dividers. With row_tile = t >= 0
+// (t < rank - 2), the low <pre>rl bits of dim t's index (an int declared before; sizes[t] a
+// multiple of 1 << <pre>rl) vary right after the innermost index and its high part in its own
+// place, divided by the vf_divider <pre>dvt (t > 0, with dividers).
 void emit_unravel(const std::string& flat, const std::vector<std::string>& sizes, const std::vector<std::string>& vars,
                   const std::string& inner_scale, bool dividers, const std::string& pre, const std::string& indent,
-                  std::string& out);
+                  std::string& out, int row_tile = -1);
 
 std::string emit_cpp(const KernelIR& ir, const std::string& entry);
 // The CUDA source of ir; finalizes ir.abi (finalize_abi) after adding the Divider fields its loops use.

@@ -36,6 +36,7 @@ size_t LoopNest::Hash::operator()(const ValueExpr& e) const {
   h = mix(h, static_cast<uint64_t>(e.pred));
   h = mix(h, static_cast<uint64_t>(e.flat_offset));
   h = mix(h, static_cast<uint64_t>(e.unit_var));
+  h = mix(h, static_cast<uint64_t>(e.row_var));
   h = mix(h, static_cast<uint64_t>(e.constant.i));
   h = mix(h, static_cast<uint64_t>(e.iota_start) * 31 + static_cast<uint64_t>(e.iota_step));
   for (int a : e.args) h = mix(h, static_cast<uint64_t>(a));

@@ -65,6 +65,10 @@ struct ValueExpr {
   int param = -1, param2 = -1, index = -1, pred = -1;
   int flat_offset = -1;  // Load in a flat nest: the offset field (element = offset + flat index)
   int unit_var = -1;     // Load: the loop dim whose step moves the address by one element, if any
+  // Load: the loop dim whose step moves the address by one whole run of unit_var (the next row of
+  // the buffer's row-major rows), if any. From the layouts the kernel is generated for; it only
+  // orders the CUDA row-vector schedule's steps (emit_cuda.cpp, row_tile_dim).
+  int row_var = -1;
   // Load with pred: the address is valid where pred is false too (a where's operand that its
   // condition discards), so a pack holding such elements may be read whole.
   bool pred_in_bounds = false;

@@ -305,11 +305,23 @@ class Lowering {
     } else {
       nest_->flat = false;
     }
-    for (int64_t d = 0; d < view.layout.rank(); ++d) {
-      if (static_cast<StrideClass>((*classes)[d]) != StrideClass::One) continue;
+    auto loop_var_of = [&](int64_t d) {  // the loop dim that is buffer dim d's whole index, or -1
       for (size_t k = 0; k < nest_->extents.size(); ++k)
-        if (idx[d] == nest_->var(static_cast<int64_t>(k))) e.unit_var = static_cast<int>(k);
+        if (idx[d] == nest_->var(static_cast<int64_t>(k))) return static_cast<int>(k);
+      return -1;
+    };
+    int64_t unit_dim = -1;
+    for (int64_t d = 0; d < view.layout.rank(); ++d) {
+      if (static_cast<StrideClass>((*classes)[d]) != StrideClass::One || loop_var_of(d) < 0) continue;
+      e.unit_var = loop_var_of(d);
+      unit_dim = d;
     }
+    // The next row: a dim whose stride is the unit dim's size, when the loop walks the whole unit dim.
+    if (unit_dim >= 0 && !loop_sizes_.empty() &&
+        loop_sizes_[static_cast<size_t>(e.unit_var)] == view.layout.sizes[unit_dim])
+      for (int64_t d = 0; d < view.layout.rank(); ++d)
+        if (d != unit_dim && view.layout.sizes[d] > 1 && view.layout.strides[d] == view.layout.sizes[unit_dim])
+          e.row_var = loop_var_of(d);
     e.op = ValueOp::Load;
     e.dtype = v->dtype;
     e.param = ir_.field(AbiFieldKind::InputData, view.input);
@@ -416,6 +428,8 @@ void Lowering::lower_reduction_nest(const Node& first) {
   nest_ = &ir_.nests.emplace_back();
   nest_->flat = false;
   memo_.clear();
+  linear_.clear();  // no loop space: the rows and reduced dims are the loop vars
+  loop_sizes_.clear();
   const Shape& full = first.inputs[0]->shape;
   const std::vector<int64_t> dims = reduced_dims(first);
   Shape rows;

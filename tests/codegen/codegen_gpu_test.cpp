@@ -172,6 +172,37 @@ TEST(CodegenGpu, MergeHeadsAlignedOrNot_MatchCpu) {
   }
 }
 
+// The row tile of the row-vector schedule (runs of 8 rows of the permuted load's dim S after the
+// innermost dim) over the merge-heads permute: S a multiple of 8 (tiled), not (plain order), and
+// 64-bit index math (a size-1 dim's stride of 2^31); and a 3-D permute whose tile dim is the
+// outermost one.
+TEST(CodegenGpu, RowTiledSteps_MatchCpu) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  const int64_t big = int64_t{1} << 31;
+  for (const auto& [shape, strides] : std::vector<std::pair<Shape, std::vector<int64_t>>>{
+           {{2, 3, 16, 24}, {}}, {{2, 3, 12, 24}, {}}, {{1, 3, 16, 24}, {big, 16 * 24, 24, 1}}}) {
+    SCOPED_TRACE(shape_to_string(shape));
+    Fusion f;
+    Value* x = f.add_tensor_input("x", DType::BFloat16, shape);
+    Value* t = f.add(OpKind::Transpose, {f.add(OpKind::Neg, {x})}, PermuteAttrs{{0, 2, 1, 3}});
+    f.add_output(f.add(OpKind::Reshape, {t}, ReshapeAttrs{{shape[0], shape[2], shape[1] * shape[3]}}));
+    Layout l = Layout::contiguous(shape);
+    if (!strides.empty()) l.strides = strides;
+    HostTensor in = tensor_with_layout(DType::BFloat16, l);
+    test::fill(in, [](int64_t k) { return static_cast<double>((k * 7) % 23) - 11.0; });
+    const GeneratedKernel k = generate_kernel(KernelSpec{&f, {l}, {Layout::contiguous(f.outputs()[0]->shape)}}, Target::Cuda);
+    EXPECT_NE(k.source.find("n0_rl = n0_s1 % 8 == 0 ? 3 : 0"), std::string::npos);
+    EXPECT_EQ(k.abi.index32, strides.empty());
+    expect_gpu_matches_cpu(f, {in});
+  }
+  Fusion g;
+  Value* x = g.add_tensor_input("x", DType::Float32, {16, 3, 24});
+  g.add_output(g.add(OpKind::Exp, {g.add(OpKind::Transpose, {x}, PermuteAttrs{{1, 0, 2}})}));
+  const KernelSpec spec{&g, {Layout::contiguous({16, 3, 24})}, {Layout::contiguous({3, 16, 24})}};
+  EXPECT_NE(generate_kernel(spec, Target::Cuda).source.find("n0_rl = n0_s0 % 8 == 0 ? 3 : 0"), std::string::npos);
+  expect_gpu_matches_cpu(g, {random_tensor(DType::Float32, {16, 3, 24}, 52)});
+}
+
 // Transpose-like nests take the shared-memory tiled schedule.
 TEST(CodegenGpu, TiledTranspose_MatchesCpu) {
   VF_TEST_REQUIRE_GPU_AND_NVRTC();

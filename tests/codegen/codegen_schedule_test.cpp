@@ -105,6 +105,36 @@ TEST(CudaSchedule, MergeHeads_RowVectorWithoutDivisionPerElement) {
   EXPECT_THAT(k.source, HasSubstr("*(vf_pack<vf_u16, 8>*)"));        // 16-byte stores
 }
 
+// The row-vector schedule's steps take runs of 8 rows along the dim that moves the permuted load
+// to its next row (S of [B, H, S, D] read as [B, S, H, D]); not when the stores' rows follow it
+// already, nor when the load's rows are not adjacent (a slice of each row).
+TEST(CudaSchedule, MergeHeads_StepsInRowTilesAlongLoadRows) {
+  Fusion f;
+  merge_heads(f, {16, 32, 2048, 128});
+  const std::string tiled = generate_kernel(contiguous_spec(f), Target::Cuda).source;
+  EXPECT_THAT(tiled, HasSubstr("const int n0_rl = n0_s1 % 8 == 0 ? 3 : 0;"));
+  EXPECT_THAT(tiled, HasSubstr("iv1[u] = ((n0_rest - quot * (n0_s1 >> n0_rl)) << n0_rl) + n0_lo;"));
+  {
+    // [A, B, S, D] permuted to [B, A, S, D]: the load's next row is along S, as the stores' is.
+    Fusion g;
+    Value* x = g.add_tensor_input("x", DType::BFloat16, {2, 16, 4, 64});
+    g.add_output(g.add(OpKind::Transpose, {g.add(OpKind::Neg, {x})}, PermuteAttrs{{1, 0, 2, 3}}));
+    const std::string source = generate_kernel(contiguous_spec(g), Target::Cuda).source;
+    EXPECT_THAT(source, HasSubstr("vf_pack<vf_u16, 8>"));
+    EXPECT_THAT(source, Not(HasSubstr("_rl =")));
+  }
+  {
+    // Rows of 128 of which the kernel reads 64: the next row is not the next run.
+    Fusion g;
+    Value* x = g.add_tensor_input("x", DType::BFloat16, {2, 4, 16, 128});
+    Value* s = g.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, 0, 0}, {2, 4, 16, 64}, {}});
+    g.add_output(g.add(OpKind::Transpose, {g.add(OpKind::Neg, {s})}, PermuteAttrs{{0, 2, 1, 3}}));
+    const std::string source = generate_kernel(contiguous_spec(g), Target::Cuda).source;
+    EXPECT_THAT(source, HasSubstr("vf_pack<vf_u16, 8>"));
+    EXPECT_THAT(source, Not(HasSubstr("_rl =")));
+  }
+}
+
 // The launch shape pack_launch gives generated kernel k on 132 multiprocessors.
 LaunchBlock launch_on_132(const GeneratedKernel& k, const KernelSpec& spec) {
   std::vector<KernelBuffer> in, out;
