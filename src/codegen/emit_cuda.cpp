@@ -198,8 +198,9 @@ VectorPlan row_vector_plan(const LoopNest& nest, const std::vector<VarUse>& use,
 // that moves a packed load to its next row in memory (ValueExpr::row_var), unless the stores'
 // rows already follow it (rank - 2): the merge-heads permute [B, H, S, D] -> [B, S, H, D] then
 // has a block read runs of 8 rows of D along S where it read one, and write runs of two rows.
-// On the H200 (scratch kernels of the producer's shape, one process): 131.74 -> 131.42 us, the
-// same with runs of 4 or 16 rows; a 256 MiB copy took 129.09.
+// On the H200, in one process: the generated kernel in the plain order 131.74 us, a hand-written
+// one in this order 131.42 (the same with runs of 4 or 16 rows), a 256 MiB copy 129.09; in the
+// benchmark the producer went from 0.1-0.2 us behind torch.compile to 0.0-0.1 ahead.
 constexpr int kRowTileLog = 3;
 
 int row_tile_dim(const LoopNest& nest, const std::vector<char>& vec_load) {
