@@ -14,6 +14,38 @@
 #include "codegen/emit_source.h"
 
 namespace vf {
+// 16 bytes over the widest element that the vector loads and stores move.
+int vector_width(const LoopNest& nest, const std::vector<char>& vector_load) {
+  int64_t widest = 1;
+  for (size_t id = 0; id < nest.values.size(); ++id)
+    if (vector_load[id]) widest = std::max(widest, dtype_size(nest.values[id].dtype));
+  for (const StoreStmt& s : nest.stores) widest = std::max(widest, dtype_size(s.dtype));
+  return static_cast<int>(16 / widest);
+}
+
+// A C condition that holds when index expression `id` is a multiple of m at the first point of
+// every step (where the innermost loop var `last` is a multiple of m): parameters are tested at
+// run time, other loop vars are unknown, products are multiples when a factor is, sums when both
+// terms are. Memoized in `memo` (the expressions form a DAG). The tests are joined by the bitwise
+// & and |, which have no side effects to order: nvcc then loads every parameter at once and
+// branches once, where && made a branch per test, each waiting for its constant load.
+std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_t m, std::vector<std::string>& memo) {
+  if (!memo[id].empty()) return memo[id];
+  const IndexExpr& e = nest.indices[id];
+  auto f = [&](int k) { return multiple_at_steps(nest, k, last, m, memo); };
+  std::string c = "false";
+  switch (e.op) {
+    case IndexOp::Const: c = e.value % m == 0 ? "true" : "false"; break;
+    case IndexOp::Param: c = "(" + field_name(static_cast<int>(e.value)) + " % " + std::to_string(m) + " == 0)"; break;
+    case IndexOp::Var: c = e.value == last ? "true" : "false"; break;
+    case IndexOp::Add: case IndexOp::Sub: case IndexOp::Min: c = "(" + f(e.a) + " & " + f(e.b) + ")"; break;
+    case IndexOp::Mul: c = "(" + f(e.a) + " | " + f(e.b) + ")"; break;
+    case IndexOp::Select: c = "(" + f(e.b) + " & " + f(e.c) + ")"; break;
+    default: break;
+  }
+  return memo[id] = c;
+}
+
 namespace {
 
 const char kPreludeCuda[] =
@@ -22,8 +54,6 @@ const char kPreludeCuda[] =
 const char kPreludeCommon[] =
 #include "codegen/prelude_common.inc"
     ;
-
-std::string field(int k) { return "a.f" + std::to_string(k); }
 
 // Packs each thread keeps in flight per pass of the vector loops: U independent 16-byte loads per
 // buffer before the first use. 2, and at most as many as keep the packs of all `vector_loads`
@@ -38,14 +68,6 @@ int packs_in_flight(int vector_loads) {
 
 int count(const std::vector<char>& flags) { return static_cast<int>(std::count(flags.begin(), flags.end(), 1)); }
 
-// 16 bytes over the widest element that the vector loads and stores move.
-int vector_width(const LoopNest& nest, const std::vector<char>& vector_load) {
-  int64_t widest = 1;
-  for (size_t id = 0; id < nest.values.size(); ++id)
-    if (vector_load[id]) widest = std::max(widest, dtype_size(nest.values[id].dtype));
-  for (const StoreStmt& s : nest.stores) widest = std::max(widest, dtype_size(s.dtype));
-  return static_cast<int>(16 / widest);
-}
 
 // A vector schedule's shape: packs of v elements, u packs per thread per pass of the loop, and
 // which loads move whole packs.
@@ -98,7 +120,7 @@ void emit_vector_part(const LoopNest& nest, bool index32, std::string& out) {
   const int v = plan.v;
   const std::string V = std::to_string(v), U = std::to_string(plan.u);
   auto base = [&](DType dtype, int data, int offset) {
-    return std::string("((") + memory_type(dtype) + "*)" + field(data) + " + " + field(offset) + ")";
+    return std::string("((") + memory_type(dtype) + "*)" + field_name(data) + " + " + field_name(offset) + ")";
   };
   std::string aligned = "true";
   for (const ValueExpr& e : nest.values)
@@ -212,28 +234,6 @@ int row_tile_dim(const LoopNest& nest, const std::vector<char>& vec_load) {
   return -1;
 }
 
-// A C condition that holds when index expression `id` is a multiple of m at the first point of
-// every step (where the innermost loop var `last` is a multiple of m): parameters are tested at
-// run time, other loop vars are unknown, products are multiples when a factor is, sums when both
-// terms are. Memoized in `memo` (the expressions form a DAG). The tests are joined by the bitwise
-// & and |, which have no side effects to order: nvcc then loads every parameter at once and
-// branches once, where && made a branch per test, each waiting for its constant load.
-std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_t m, std::vector<std::string>& memo) {
-  if (!memo[id].empty()) return memo[id];
-  const IndexExpr& e = nest.indices[id];
-  auto f = [&](int k) { return multiple_at_steps(nest, k, last, m, memo); };
-  std::string c = "false";
-  switch (e.op) {
-    case IndexOp::Const: c = e.value % m == 0 ? "true" : "false"; break;
-    case IndexOp::Param: c = "(" + field(static_cast<int>(e.value)) + " % " + std::to_string(m) + " == 0)"; break;
-    case IndexOp::Var: c = e.value == last ? "true" : "false"; break;
-    case IndexOp::Add: case IndexOp::Sub: case IndexOp::Min: c = "(" + f(e.a) + " & " + f(e.b) + ")"; break;
-    case IndexOp::Mul: c = "(" + f(e.a) + " | " + f(e.b) + ")"; break;
-    case IndexOp::Select: c = "(" + f(e.b) + " & " + f(e.c) + ")"; break;
-    default: break;
-  }
-  return memo[id] = c;
-}
 
 // The row-vector schedule: each step of a thread covers V consecutive points along the innermost
 // dim (the extent a multiple of V), with the outer index math done once per step (divisions by
@@ -258,7 +258,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   std::vector<std::string> memo(nest.indices.size());
   std::string aligned;
   auto test = [&](DType dtype, int data, int index) {
-    aligned += " & vf_aligned(" + field(data) + ", " + std::to_string(v * dtype_size(dtype)) + ") & " +
+    aligned += " & vf_aligned(" + field_name(data) + ", " + std::to_string(v * dtype_size(dtype)) + ") & " +
                multiple_at_steps(nest, index, static_cast<int64_t>(rank) - 1, v, memo);
   };
   for (size_t id = 0; id < nest.values.size(); ++id)
@@ -277,7 +277,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
            std::to_string(kRowTileLog) + " : 0;\n";
     if (index32 && tile > 0) {
       const int k = abi_field(abi, AbiFieldKind::Divider, nest.extents[tile], 1 << kRowTileLog);
-      out += "      const vf_divider " + pre + "dvt = " + pre + "rl ? vf_divider_of(" + field(k) + ") : " + pre + "dv" +
+      out += "      const vf_divider " + pre + "dvt = " + pre + "rl ? vf_divider_of(" + field_name(k) + ") : " + pre + "dv" +
              std::to_string(tile) + ";\n";
     }
   }
@@ -338,7 +338,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
     if (e.pred >= 0 && !e.pred_in_bounds)
       out += "            if (!(" + index_ref(nest, e.pred, vars) + ")) " + p + " = {};\n            else\n";
     out += "            " + p + " = *(const " + pack_type(e.dtype, v) + "*)((const " + memory_type(e.dtype) + "*)" +
-           field(e.param) + " + " + index_ref(nest, e.index, vars) + ");\n";
+           field_name(e.param) + " + " + index_ref(nest, e.index, vars) + ");\n";
   }
   out += "          }\n";
   out += "        }\n";
@@ -359,7 +359,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
     if (e.op != ValueOp::Load || vec_load[id]) continue;
     lane_roots.push_back(e.index);
     override[static_cast<int>(id)] = from_memory(e.dtype, std::string("((const ") + memory_type(e.dtype) + "*)" +
-                                                              field(e.param) + ")[" + index_ref(nest, e.index, vars) + "]");
+                                                              field_name(e.param) + ")[" + index_ref(nest, e.index, vars) + "]");
   }
   emit_index_defs(nest, lane_roots, vars, "vf_index", "            ", out);
   out += "            {\n";
@@ -371,196 +371,13 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   for (size_t k = 0; k < nest.stores.size(); ++k) {
     const StoreStmt& st = nest.stores[k];
     const std::string ks = std::to_string(k);
-    out += "          *(" + pack_type(st.dtype, v) + "*)((" + memory_type(st.dtype) + "*)" + field(st.param) + " + js" + ks +
+    out += "          *(" + pack_type(st.dtype, v) + "*)((" + memory_type(st.dtype) + "*)" + field_name(st.param) + " + js" + ks +
            "[u]) = s" + ks + ";\n";
   }
   out += "        }\n";
   out += "      }\n";
   out += "      start = numel;\n";
   out += "    }\n";
-}
-
-// The loop dim p < rank - 1 that unguarded loads walk with unit stride (the input's innermost dim
-// is not the output's): such a nest is tiled. -1 when there is none.
-int transposed_dim(const LoopNest& nest) {
-  const int last = static_cast<int>(nest.extents.size()) - 1;
-  if (nest.flat || last < 1) return -1;
-  for (const ValueExpr& e : nest.values)
-    if (e.op == ValueOp::Load && e.pred < 0 && e.unit_var >= 0 && e.unit_var != last) return e.unit_var;
-  return -1;
-}
-
-// The loads a tiled nest reads through shared memory: unguarded, unit stride along loop dim p.
-std::vector<int> tiled_loads(const LoopNest& nest, int p) {
-  std::vector<int> tiled;
-  for (size_t id = 0; id < nest.values.size(); ++id) {
-    const ValueExpr& e = nest.values[id];
-    if (e.op == ValueOp::Load && e.pred < 0 && e.unit_var == p) tiled.push_back(static_cast<int>(id));
-  }
-  return tiled;
-}
-
-// Bytes of shared memory per tile element: one per tiled load.
-int64_t tile_element_bytes(const LoopNest& nest, int p) {
-  int64_t bytes = 0;
-  for (int id : tiled_loads(nest, p)) bytes += dtype_size(nest.values[id].dtype);
-  return bytes;
-}
-
-int64_t tile_bytes(int64_t element_bytes, int t) { return element_bytes * t * (t + 1); }
-
-// The tile side of each nest of a kernel (0: not tiled). The nests with a transposed dim share
-// 40 KB of static shared memory (a kernel can declare at most 48 KB) equally, each taking the
-// largest side of 64, 32 or 16 that fits its share; one whose 16-wide tiles do not fit is not tiled.
-std::vector<int> tile_sides(const KernelIR& ir) {
-  std::vector<int> sides(ir.nests.size(), 0);
-  int64_t tiled = 0;
-  for (const LoopNest& nest : ir.nests) tiled += !nest.is_reduction() && transposed_dim(nest) >= 0;
-  if (tiled == 0) return sides;
-  const int64_t share = 40 * 1024 / tiled;
-  for (size_t n = 0; n < ir.nests.size(); ++n) {
-    const int p = ir.nests[n].is_reduction() ? -1 : transposed_dim(ir.nests[n]);
-    if (p < 0) continue;
-    const int64_t bytes = tile_element_bytes(ir.nests[n], p);
-    for (int t = 64; t >= 16 && sides[n] == 0; t /= 2)
-      if (tile_bytes(bytes, t) <= share) sides[n] = t;
-  }
-  return sides;
-}
-
-// A tiled schedule for a transpose-like nest: each block takes T x T tiles of (dim p, innermost
-// dim) for fixed other dims (T from tile_sides). The loads that walk dim p with unit stride are first read
-// into shared memory with threads along p (coalesced, T / (threads / T) loads per thread in
-// flight), then the body runs with threads along the innermost dim (coalesced stores), reading
-// those loads from the tile and its other loads from registers filled before the barrier. With
-// 32-bit index math, the tile number is unravelled by multiply-high division.
-void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, KernelAbi& abi, std::string& out) {
-  const bool index32 = abi.index32;
-  const int block = abi.block_size;
-  const size_t rank = nest.extents.size();
-  const std::string pre = "n" + std::to_string(n) + "_";
-  auto size = [&](size_t d) { return pre + "s" + std::to_string(d); };
-  std::vector<int> tiled = tiled_loads(nest, p);
-  const std::string T = std::to_string(t);
-  std::vector<std::string> vars;
-  out += "  {\n";
-  for (size_t d = 0; d < rank; ++d) {
-    out += "    const vf_index " + size(d) + " = a.f" + std::to_string(nest.extents[d]) + ";\n";
-    vars.push_back(pre + "i" + std::to_string(d));
-  }
-  const std::string sp = size(p), sl = size(rank - 1);
-  // Tile coordinates, innermost first: the tile along the last dim, along p, then the other dims.
-  std::vector<std::string> tsizes, tvars;
-  std::vector<std::pair<int, int64_t>> divisors;  // tsizes as (size field, tile side or 1)
-  for (size_t d = 0; d + 1 < rank; ++d)
-    if (static_cast<int>(d) != p) {
-      tsizes.push_back(size(d));
-      tvars.push_back(vars[d]);
-      divisors.emplace_back(nest.extents[d], 1);
-    }
-  tsizes.push_back(pre + "tiles_p");
-  tvars.push_back(pre + "tp");
-  divisors.emplace_back(nest.extents[static_cast<size_t>(p)], t);
-  tsizes.push_back(pre + "tiles_l");
-  tvars.push_back(pre + "tl");
-  divisors.emplace_back(nest.extents[rank - 1], t);
-  out += "    const vf_index " + pre + "tiles_p = (" + sp + " + " + T + " - 1) / " + T + ", " + pre + "tiles_l = (" + sl +
-         " + " + T + " - 1) / " + T + ";\n";
-  std::string tiles = "(vf_i64)" + pre + "tiles_p * " + pre + "tiles_l";
-  for (size_t d = 0; d + 1 < rank; ++d)
-    if (static_cast<int>(d) != p) tiles += " * " + size(d);
-  out += "    const vf_i64 tiles = " + tiles + ";\n";
-  if (index32) emit_dividers(abi, divisors, pre, "    ", out);
-  std::unordered_map<int, std::string> from_tile;
-  for (int id : tiled) {
-    const ValueExpr& e = nest.values[id];
-    const std::string name = pre + "tile" + std::to_string(id);
-    out += "    __shared__ " + std::string(memory_type(e.dtype)) + " " + name + "[" + T + "][" + T + " + 1];\n";
-    from_tile[id] = from_memory(e.dtype, name + "[k][tx]");
-  }
-  // The launch's block has `block` threads (pack_launch), so each phase's trip count is known.
-  out += "    const int tx = threadIdx.x % " + T + ", ty = threadIdx.x / " + T + ";\n";
-  const int rows_n = std::max(1, block / t);  // tile rows a pass of the block covers
-  const std::string rows = std::to_string(rows_n);
-  out += "    for (vf_i64 t = blockIdx.x; t < tiles; t += gridDim.x) {\n";
-  for (const std::string& v : tvars) out += "      vf_index " + v + ";\n";
-  emit_unravel("(vf_index)t", tsizes, tvars, "", index32, pre, "      ", out);
-  out += "      " + pre + "tp *= " + T + ";\n      " + pre + "tl *= " + T + ";\n";
-  // Phase 1: threads along p read the tiled loads; phase 2 (below): threads along the innermost dim
-  // compute and store, reading the other unguarded loads of their rows from registers.
-  const int per_thread = (t + rows_n - 1) / rows_n;
-  const std::string R = std::to_string(per_thread);
-  std::vector<int> hoisted, hoisted_roots;
-  int64_t registers = 0;  // what holding every load of a tile in registers takes
-  for (size_t id = 0; id < nest.values.size(); ++id) {
-    const ValueExpr& e = nest.values[id];
-    if (e.op != ValueOp::Load || e.pred >= 0) continue;
-    registers += per_thread * std::max<int64_t>(1, dtype_size(e.dtype) / 4);
-    if (from_tile.count(static_cast<int>(id))) continue;
-    hoisted.push_back(static_cast<int>(id));
-    hoisted_roots.push_back(e.index);
-  }
-  // All of a tile's loads go out before any is used (the tiled ones into registers, then into
-  // shared memory after the other loads are issued) when they fit 40 registers: the loads are
-  // branch-free, positions past the edge reading the last element instead (never used); otherwise
-  // each tiled load is written to shared memory as it arrives.
-  const bool staged = registers <= 40;
-  // Opens a loop over a thread's r-th position of the tile: threads along p with `along_p`, along
-  // the innermost dim otherwise; guarded, or clamped into the tensor (`clamp`).
-  auto position_loop = [&](bool along_p, bool clamp) {
-    out += "#pragma unroll\n";
-    out += "      for (int r = 0; r < " + R + "; ++r) {\n";
-    out += "        const int k = ty + r * " + rows + ";\n";
-    const std::string ip = pre + "tp + " + (along_p ? "tx" : "k"), il = pre + "tl + " + (along_p ? "k" : "tx");
-    if (clamp) {
-      out += "        const vf_index " + vars[p] + " = min(" + ip + ", " + sp + " - 1), " + vars[rank - 1] + " = min(" + il +
-             ", " + sl + " - 1);\n";
-      out += "        {\n";
-    } else {
-      out += "        const vf_index " + vars[p] + " = " + ip + ", " + vars[rank - 1] + " = " + il + ";\n";
-      out += "        if (k < " + T + " && " + vars[p] + " < " + sp + " && " + vars[rank - 1] + " < " + sl + ") {\n";
-    }
-  };
-  std::vector<int> roots;
-  for (int id : tiled) roots.push_back(nest.values[id].index);
-  auto tiled_load = [&](int id) {
-    const ValueExpr& e = nest.values[id];
-    return "((const " + std::string(memory_type(e.dtype)) + "*)a.f" + std::to_string(e.param) + ")[" +
-           index_ref(nest, e.index, vars) + "]";
-  };
-  for (int id : tiled)
-    if (staged) out += "      " + std::string(memory_type(nest.values[id].dtype)) + " x" + std::to_string(id) + "[" + R + "];\n";
-  position_loop(true, staged);
-  emit_index_defs(nest, roots, vars, "vf_index", "          ", out);
-  for (int id : tiled)
-    out += "          " + (staged ? "x" + std::to_string(id) + "[r]" : pre + "tile" + std::to_string(id) + "[tx][k]") +
-           " = " + tiled_load(id) + ";\n";
-  out += "        }\n      }\n";
-  for (int id : hoisted) {
-    const ValueExpr& e = nest.values[id];
-    out += "      " + std::string(memory_type(e.dtype)) + " h" + std::to_string(id) + "[" + R + "];\n";
-    from_tile[id] = from_memory(e.dtype, "h" + std::to_string(id) + "[r]");
-  }
-  if (!hoisted.empty()) {
-    position_loop(false, staged);
-    emit_index_defs(nest, hoisted_roots, vars, "vf_index", "          ", out);
-    for (int id : hoisted) {
-      const ValueExpr& e = nest.values[id];
-      out += "          h" + std::to_string(id) + "[r] = ((const " + memory_type(e.dtype) + "*)a.f" +
-             std::to_string(e.param) + ")[" + index_ref(nest, e.index, vars) + "];\n";
-    }
-    out += "        }\n      }\n";
-  }
-  if (staged) {
-    position_loop(true, false);
-    for (int id : tiled) out += "          " + pre + "tile" + std::to_string(id) + "[tx][k] = x" + std::to_string(id) + "[r];\n";
-    out += "        }\n      }\n";
-  }
-  out += "      __syncthreads();\n";
-  position_loop(false, false);
-  emit_nest_body(nest, vars, "vf_index", "          ", out, "", &from_tile);
-  out += "        }\n      }\n      __syncthreads();\n";
-  out += "    }\n  }\n";
 }
 
 void emit_nest(const LoopNest& nest, int n, KernelAbi& abi, int tile, std::string& out) {
@@ -640,7 +457,7 @@ void emit_dividers(KernelAbi& abi, const std::vector<std::pair<int, int64_t>>& s
                    const std::string& indent, std::string& out) {
   for (size_t d = 1; d < sizes.size(); ++d) {
     const int k = abi_field(abi, AbiFieldKind::Divider, sizes[d].first, static_cast<int32_t>(sizes[d].second));
-    out += indent + "const vf_divider " + pre + "dv" + std::to_string(d) + " = vf_divider_of(" + field(k) + ");\n";
+    out += indent + "const vf_divider " + pre + "dv" + std::to_string(d) + " = vf_divider_of(" + field_name(k) + ");\n";
   }
 }
 
@@ -721,7 +538,7 @@ void plan_cuda_launch(KernelIR& ir) {
   for (size_t n = 0; n < ir.nests.size(); ++n) {
     AbiNest& abi = ir.abi.nests[n];
     if (sides[n] > 0) {
-      shared += tile_bytes(tile_element_bytes(ir.nests[n], transposed_dim(ir.nests[n])), sides[n]);
+      shared += tiled_shared_bytes(ir.nests[n], sides[n]);
       abi.grain = int64_t{sides[n]} * sides[n];
     } else if (plans[n]) {
       abi.grain = int64_t{plans[n]->v} * plans[n]->u * ir.abi.block_size;

@@ -330,7 +330,7 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, KernelAbi& kabi, std:
     const int64_t var = static_cast<int64_t>(rank + inner) - 1;
     for (const auto& [dtype, param, index] : rs.packed_addresses()) {
       std::vector<std::string> at{"0"};
-      for (int field : var_divisors(nest, index, var)) at.push_back("a.f" + std::to_string(field));
+      for (int field : var_divisors(nest, index, var)) at.push_back(field_name(field));
       for (const std::string& k : at) {
         out += "      {\n";
         out += "        vf_index krest = " + k + ";\n";

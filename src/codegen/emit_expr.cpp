@@ -9,9 +9,10 @@
 #include "codegen/emit_source.h"
 
 namespace vf {
-namespace {
 
 std::string field_name(int k) { return "a.f" + std::to_string(k); }
+
+namespace {
 
 // The C name suffix of a dtype in vf_to_<name>.
 const char* cast_name(DType dtype) {

@@ -10,6 +10,9 @@
 
 namespace vf {
 
+// The argument block's member holding field k: `a.f<k>`.
+std::string field_name(int k);
+
 // C type names in generated code: the type a dtype is computed in, and the one it is stored as.
 const char* compute_type(DType dtype);
 const char* memory_type(DType dtype);
@@ -127,6 +130,25 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
 // A reduction's identity and one combining step, as C expressions in its accumulator type.
 std::string reduce_identity(const ReduceStmt& r);
 std::string reduce_combine(const ReduceStmt& r, const std::string& acc, const std::string& x);
+
+// 16 bytes over the widest element that the loads flagged in `vector_load` and the stores move.
+int vector_width(const LoopNest& nest, const std::vector<char>& vector_load);
+// A C condition that holds when index expression `id` is a multiple of m at the first point of
+// every step, where loop var `last` is a multiple of m: parameters are tested at run time, other
+// loop vars are unknown, products are multiples when a factor is, sums when both terms are.
+// Memoized in `memo`, one entry per index node.
+std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_t m, std::vector<std::string>& memo);
+
+// The tiled schedule (emit_cuda_tiled.cpp). The loop dim p < rank - 1 that unguarded loads walk
+// with unit stride (the input's innermost dim is not the output's): such a nest is tiled; -1 when
+// there is none.
+int transposed_dim(const LoopNest& nest);
+// The tile side of each nest of a kernel (0: not tiled), and the shared memory a nest's tiles of
+// that side take.
+std::vector<int> tile_sides(const KernelIR& ir);
+int64_t tiled_shared_bytes(const LoopNest& nest, int side);
+// Nest n tiled along loop dim p in tiles of side t; adds the Divider fields its tile loop uses to abi.
+void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, KernelAbi& abi, std::string& out);
 
 // A reduction nest for CUDA (emit_cuda_reduction.cpp) with the schedule in abi.nests[n] (team,
 // per_thread, vec); adds the Divider fields its row loop uses to abi.

@@ -223,6 +223,56 @@ TEST(CodegenGpu, TiledTranspose_MatchesCpu) {
   expect_gpu_matches_cpu(g, {random_tensor(DType::Float32, {1000, 700}, 51)});
 }
 
+// The packed variant of the tiled schedule: f32 with edge tiles (1000 x 700 in tiles of 64), the
+// same at an odd offset (the element variant at run time); bf16 with a load broadcast over the
+// outer dims (packed along the innermost dim) and one broadcast along it (read by element); and
+// 64-bit index math (a size-1 dim's stride of 2^31).
+TEST(CodegenGpu, PackedTiles_MatchCpu) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  for (const int64_t offset : {0, 1}) {
+    SCOPED_TRACE("offset " + std::to_string(offset));
+    Fusion f;
+    Value* a = f.add_tensor_input("a", DType::Float32, {1000, 700});
+    Value* b = f.add_tensor_input("b", DType::Float32, {700, 1000});
+    f.add_output(f.add(OpKind::Add, {f.add(OpKind::Transpose, {a}, PermuteAttrs{{1, 0}}), b}));
+    HostTensor in = tensor_with_layout(DType::Float32, Layout::contiguous({1000, 700}, offset));
+    test::fill(in, [](int64_t k) { return static_cast<double>((k * 13) % 101) - 50.0; });
+    const KernelSpec spec{&f, {in.layout(), Layout::contiguous({700, 1000})}, {Layout::contiguous({700, 1000})}};
+    EXPECT_NE(generate_kernel(spec, Target::Cuda).source.find("if (n0_packed)"), std::string::npos);
+    expect_gpu_matches_cpu(f, {in, random_tensor(DType::Float32, {700, 1000}, 53)});
+  }
+  {
+    Fusion f;
+    Value* x = f.add_tensor_input("x", DType::BFloat16, {2, 136, 3, 24});
+    Value* y = f.add_tensor_input("y", DType::BFloat16, {24, 136});
+    Value* z = f.add_tensor_input("z", DType::BFloat16, {2, 24, 3});
+    Value* t = f.add(OpKind::Transpose, {x}, PermuteAttrs{{0, 3, 2, 1}});
+    Value* yb = f.add(OpKind::BroadcastInDim, {y}, BroadcastAttrs{{2, 24, 3, 136}, {1, 3}});
+    Value* zb = f.add(OpKind::BroadcastInDim, {z}, BroadcastAttrs{{2, 24, 3, 136}, {0, 1, 2}});
+    f.add_output(f.add(OpKind::Add, {f.add(OpKind::Add, {t, yb}), zb}));
+    const KernelSpec spec{&f,
+                          {Layout::contiguous({2, 136, 3, 24}), Layout::contiguous({24, 136}), Layout::contiguous({2, 24, 3})},
+                          {Layout::contiguous({2, 24, 3, 136})}};
+    EXPECT_NE(generate_kernel(spec, Target::Cuda).source.find("if (n0_packed)"), std::string::npos);
+    expect_gpu_matches_cpu(f, {random_tensor(DType::BFloat16, {2, 136, 3, 24}, 54),
+                               random_tensor(DType::BFloat16, {24, 136}, 55),
+                               random_tensor(DType::BFloat16, {2, 24, 3}, 56)});
+  }
+  {
+    Fusion f;
+    Value* x = f.add_tensor_input("x", DType::Float32, {1, 96, 64});
+    f.add_output(f.add(OpKind::Exp, {f.add(OpKind::Transpose, {x}, PermuteAttrs{{0, 2, 1}})}));
+    Layout l = Layout::contiguous({1, 96, 64});
+    l.strides[0] = int64_t{1} << 31;
+    HostTensor in = tensor_with_layout(DType::Float32, l);
+    test::fill(in, [](int64_t k) { return static_cast<double>(k % 29) * 0.125; });
+    const GeneratedKernel k = generate_kernel(KernelSpec{&f, {l}, {Layout::contiguous({1, 64, 96})}}, Target::Cuda);
+    EXPECT_FALSE(k.abi.index32);
+    EXPECT_NE(k.source.find("if (n0_packed)"), std::string::npos);
+    expect_gpu_matches_cpu(f, {in});
+  }
+}
+
 // 1 + tanh(u) takes the special-function unit's exp2 and reciprocal on CUDA (vf_one_plus_tanh):
 // the tanh gelu and 1 - tanh(u) over the whole range, infinities and NaN, vectorized and not.
 TEST(CodegenGpu, OnePlusTanhOverTheRange_MatchesCpu) {

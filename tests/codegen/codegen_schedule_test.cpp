@@ -232,6 +232,33 @@ TEST(CudaSchedule, Transpose_TiledWithLoadsBeforeBarrier) {
   EXPECT_EQ(k.abi.block_size, 256);
   EXPECT_GE(k.abi.blocks_per_sm, 1);
   EXPECT_LE(k.abi.blocks_per_sm, 4);
+  // The packed variant, chosen at run time: 16-byte loads of a along p and of b along the
+  // innermost dim, all before the barrier, and 16-byte stores.
+  EXPECT_THAT(k.source, HasSubstr("const bool n0_packed = (n0_s0 % 4 == 0) & (n0_s1 % 4 == 0) & vf_aligned(a.f"));
+  const size_t packed = k.source.find("if (n0_packed) {");
+  ASSERT_NE(packed, std::string::npos);
+  const size_t x_pack = k.source.find("x0[r] = *(const vf_pack<float, 4>*)", packed);
+  const size_t b_pack = k.source.find("h1[r] = *(const vf_pack<float, 4>*)", packed);
+  const size_t barrier = k.source.find("__syncthreads()", packed);
+  EXPECT_LT(x_pack, b_pack);
+  EXPECT_LT(b_pack, barrier);
+  EXPECT_THAT(k.source.substr(barrier), HasSubstr("*(vf_pack<float, 4>*)((float*)a.f"));
+}
+
+TEST(CudaSchedule, TransposeOfTwoInputs_ElementTilesOnly) {
+  // Two tiled f32 loads in tiles of 64 and one more load hold 48 registers of a thread's tile: the
+  // tiles are not staged, and only staged tiles take the packed variant.
+  Fusion f;
+  Value* b = f.add_tensor_input("b", DType::Float32, {80, 96});
+  Value* sum = b;
+  for (const char* name : {"a0", "a1"}) {
+    Value* a = f.add_tensor_input(name, DType::Float32, {96, 80});
+    sum = f.add(OpKind::Add, {f.add(OpKind::Transpose, {a}, PermuteAttrs{{1, 0}}), sum});
+  }
+  f.add_output(sum);
+  const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
+  EXPECT_THAT(k.source, HasSubstr("[64][64 + 1]"));
+  EXPECT_THAT(k.source, Not(HasSubstr("packed")));
 }
 
 TEST(CudaSchedule, SchedulesCompileWithNvrtc) {
