@@ -38,8 +38,9 @@ struct PackedTile {
 };
 
 // The packed variant for a nest tiled along p with side t in blocks of `block` threads, when every
-// tiled load is invariant + the var of p, every store invariant + the innermost var, and the
-// block's threads tile the T x T tile in whole packs.
+// tiled load is invariant + the var of p, every store invariant + the innermost var, the block's
+// threads tile the T x T tile in whole packs, and a thread's packs of the tile fit 40 registers
+// (the limit of the staged element tiles).
 std::optional<PackedTile> packed_tile(const LoopNest& nest, int p, int t, int block) {
   const int64_t last = static_cast<int64_t>(nest.extents.size()) - 1;
   const std::vector<VarUse> use_p = var_uses(nest, p), use_last = var_uses(nest, last);
@@ -62,6 +63,10 @@ std::optional<PackedTile> packed_tile(const LoopNest& nest, int p, int t, int bl
   if (columns < 1 || block % columns != 0) return std::nullopt;
   plan.rows = block / columns;
   if (plan.rows > t || t % plan.rows != 0) return std::nullopt;
+  int64_t bytes = 0;  // of a thread's packs of the tile
+  for (size_t id = 0; id < nest.values.size(); ++id)
+    if (packed[id]) bytes += int64_t{t} * t / block * dtype_size(nest.values[id].dtype);
+  if (bytes > 40 * 4) return std::nullopt;
   return plan;
 }
 
@@ -291,9 +296,9 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, KernelAbi& abi, 
   // branch-free, positions past the edge reading the last element instead (never used); otherwise
   // each tiled load is written to shared memory as it arrives.
   const bool staged = registers <= 40;
-  // Staged tiles move 16-byte packs when the nest allows them and the run's layouts align them
-  // (tested once); otherwise each thread moves single elements.
-  const std::optional<PackedTile> packed = staged ? packed_tile(nest, p, t, block) : std::nullopt;
+  // Tiles move 16-byte packs when the nest allows them and the run's layouts align them (tested
+  // once); otherwise each thread moves single elements.
+  const std::optional<PackedTile> packed = packed_tile(nest, p, t, block);
   if (packed) {
     out += "    const bool " + pre + "packed = " + packed_tile_condition(nest, p, *packed, sp, sl) + ";\n";
     out += "    const int pc = threadIdx.x % " + std::to_string(t / packed->v) + ", pr = threadIdx.x / " +

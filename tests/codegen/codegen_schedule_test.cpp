@@ -246,8 +246,8 @@ TEST(CudaSchedule, Transpose_TiledWithLoadsBeforeBarrier) {
 }
 
 TEST(CudaSchedule, TransposeOfTwoInputs_ElementTilesOnly) {
-  // Two tiled f32 loads in tiles of 64 and one more load hold 48 registers of a thread's tile: the
-  // tiles are not staged, and only staged tiles take the packed variant.
+  // Two tiled f32 loads in tiles of 64 and one more load hold 48 registers of a thread's tile: more
+  // than the packed variant's 40, and the element tiles are not staged either.
   Fusion f;
   Value* b = f.add_tensor_input("b", DType::Float32, {80, 96});
   Value* sum = b;
