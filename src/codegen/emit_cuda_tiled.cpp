@@ -27,7 +27,6 @@ int64_t tile_element_bytes(const LoopNest& nest, int p) {
 
 int64_t tile_bytes(int64_t element_bytes, int t) { return element_bytes * t * (t + 1); }
 
-
 // The packed variant of a tile's phases (emit_packed_tile): the tiled loads read packs of V
 // consecutive elements along dim p, and the other unguarded loads that walk the innermost dim with
 // unit stride, and the stores, move packs along it. A thread takes pack column `pc` (of T / V) and
@@ -220,17 +219,17 @@ std::vector<int> tile_sides(const KernelIR& ir) {
   return sides;
 }
 
-
 int64_t tiled_shared_bytes(const LoopNest& nest, int side) {
   return tile_bytes(tile_element_bytes(nest, transposed_dim(nest)), side);
 }
 
 // A tiled schedule for a transpose-like nest: each block takes T x T tiles of (dim p, innermost
-// dim) for fixed other dims (T from tile_sides). The loads that walk dim p with unit stride are first read
-// into shared memory with threads along p (coalesced, T / (threads / T) loads per thread in
-// flight), then the body runs with threads along the innermost dim (coalesced stores), reading
-// those loads from the tile and its other loads from registers filled before the barrier. With
-// 32-bit index math, the tile number is unravelled by multiply-high division.
+// dim) for fixed other dims (T from tile_sides). The loads that walk dim p with unit stride are
+// first read into shared memory with threads along p (coalesced, T / (threads / T) loads per
+// thread in flight), then the body runs with threads along the innermost dim (coalesced stores),
+// reading those loads from the tile and its other loads from registers filled before the barrier;
+// in 16-byte packs when the run allows (emit_packed_tile), else element by element. With 32-bit
+// index math, the tile number is unravelled by multiply-high division.
 void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, KernelAbi& abi, std::string& out) {
   const bool index32 = abi.index32;
   const int block = abi.block_size;
