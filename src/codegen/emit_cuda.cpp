@@ -14,7 +14,6 @@
 #include "codegen/emit_source.h"
 
 namespace vf {
-// 16 bytes over the widest element that the vector loads and stores move.
 int vector_width(const LoopNest& nest, const std::vector<char>& vector_load) {
   int64_t widest = 1;
   for (size_t id = 0; id < nest.values.size(); ++id)
@@ -23,12 +22,9 @@ int vector_width(const LoopNest& nest, const std::vector<char>& vector_load) {
   return static_cast<int>(16 / widest);
 }
 
-// A C condition that holds when index expression `id` is a multiple of m at the first point of
-// every step (where the innermost loop var `last` is a multiple of m): parameters are tested at
-// run time, other loop vars are unknown, products are multiples when a factor is, sums when both
-// terms are. Memoized in `memo` (the expressions form a DAG). The tests are joined by the bitwise
-// & and |, which have no side effects to order: nvcc then loads every parameter at once and
-// branches once, where && made a branch per test, each waiting for its constant load.
+// The tests are joined by the bitwise & and |, which have no side effects to order: nvcc then loads
+// every parameter at once and branches once, where && made a branch per test, each waiting for
+// its constant load.
 std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_t m, std::vector<std::string>& memo) {
   if (!memo[id].empty()) return memo[id];
   const IndexExpr& e = nest.indices[id];
@@ -44,6 +40,12 @@ std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_
     default: break;
   }
   return memo[id] = c;
+}
+
+std::string packs_aligned(const LoopNest& nest, DType dtype, int data, int index, int64_t var, int v,
+                          std::vector<std::string>& memo) {
+  return " & vf_aligned(" + field_name(data) + ", " + std::to_string(v * dtype_size(dtype)) + ") & " +
+         multiple_at_steps(nest, index, var, v, memo);
 }
 
 namespace {
@@ -67,7 +69,6 @@ int packs_in_flight(int vector_loads) {
 }
 
 int count(const std::vector<char>& flags) { return static_cast<int>(std::count(flags.begin(), flags.end(), 1)); }
-
 
 // A vector schedule's shape: packs of v elements, u packs per thread per pass of the loop, and
 // which loads move whole packs.
@@ -234,7 +235,6 @@ int row_tile_dim(const LoopNest& nest, const std::vector<char>& vec_load) {
   return -1;
 }
 
-
 // The row-vector schedule: each step of a thread covers V consecutive points along the innermost
 // dim (the extent a multiple of V), with the outer index math done once per step (divisions by
 // multiply-high with 32-bit index math). The loads of row_vector_loads and every store move whole
@@ -258,8 +258,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   std::vector<std::string> memo(nest.indices.size());
   std::string aligned;
   auto test = [&](DType dtype, int data, int index) {
-    aligned += " & vf_aligned(" + field_name(data) + ", " + std::to_string(v * dtype_size(dtype)) + ") & " +
-               multiple_at_steps(nest, index, static_cast<int64_t>(rank) - 1, v, memo);
+    aligned += packs_aligned(nest, dtype, data, index, static_cast<int64_t>(rank) - 1, v, memo);
   };
   for (size_t id = 0; id < nest.values.size(); ++id)
     if (vec_load[id]) test(nest.values[id].dtype, nest.values[id].param, nest.values[id].index);
@@ -337,8 +336,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
     // A guard that only says whether the value is used (pred_in_bounds) is not tested: the pack is read.
     if (e.pred >= 0 && !e.pred_in_bounds)
       out += "            if (!(" + index_ref(nest, e.pred, vars) + ")) " + p + " = {};\n            else\n";
-    out += "            " + p + " = *(const " + pack_type(e.dtype, v) + "*)((const " + memory_type(e.dtype) + "*)" +
-           field_name(e.param) + " + " + index_ref(nest, e.index, vars) + ");\n";
+    out += "            " + p + " = " + pack_at(e.dtype, v, field_name(e.param), index_ref(nest, e.index, vars), true) + ";\n";
   }
   out += "          }\n";
   out += "        }\n";
@@ -358,8 +356,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
     const ValueExpr& e = nest.values[id];
     if (e.op != ValueOp::Load || vec_load[id]) continue;
     lane_roots.push_back(e.index);
-    override[static_cast<int>(id)] = from_memory(e.dtype, std::string("((const ") + memory_type(e.dtype) + "*)" +
-                                                              field_name(e.param) + ")[" + index_ref(nest, e.index, vars) + "]");
+    override[static_cast<int>(id)] = load_expr(e.dtype, field_name(e.param), index_ref(nest, e.index, vars));
   }
   emit_index_defs(nest, lane_roots, vars, "vf_index", "            ", out);
   out += "            {\n";
@@ -371,8 +368,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   for (size_t k = 0; k < nest.stores.size(); ++k) {
     const StoreStmt& st = nest.stores[k];
     const std::string ks = std::to_string(k);
-    out += "          *(" + pack_type(st.dtype, v) + "*)((" + memory_type(st.dtype) + "*)" + field_name(st.param) + " + js" + ks +
-           "[u]) = s" + ks + ";\n";
+    out += "          " + pack_at(st.dtype, v, field_name(st.param), "js" + ks + "[u]", false) + " = s" + ks + ";\n";
   }
   out += "        }\n";
   out += "      }\n";
@@ -461,9 +457,13 @@ void emit_dividers(KernelAbi& abi, const std::vector<std::pair<int, int64_t>>& s
   }
 }
 
-
 std::string pack_type(DType dtype, int v) {
   return std::string("vf_pack<") + memory_type(dtype) + ", " + std::to_string(v) + ">";
+}
+
+std::string pack_at(DType dtype, int v, const std::string& ptr, const std::string& index, bool read) {
+  const std::string c = read ? "const " : "";
+  return "*(" + c + pack_type(dtype, v) + "*)((" + c + memory_type(dtype) + "*)" + ptr + " + " + index + ")";
 }
 
 bool calls_math_function(OpKind fn) {

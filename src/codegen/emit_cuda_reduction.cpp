@@ -186,8 +186,7 @@ class RowSchedule {
       for (int id : load_now) {
         const ValueExpr& e = nest_.values[id];
         const std::string pk = "pk" + std::to_string(id) + (cached_[id] ? "[g]" : "");
-        const std::string read = "*(const " + pack_type(e.dtype, v_) + "*)((const " + memory_type(e.dtype) + "*)a.f" +
-                                 std::to_string(e.param) + " + " + index_ref(nest_, e.index, vars_) + ")";
+        const std::string read = pack_at(e.dtype, v_, field_name(e.param), index_ref(nest_, e.index, vars_), true);
         if (e.pred < 0) {
           out += i4 + pk + " = " + read + ";\n";
           continue;
@@ -258,8 +257,8 @@ class RowSchedule {
     }
     for (int k : stores_now) {
       const StoreStmt& s = nest_.stores[k];
-      out += i2 + "if (in) *(" + pack_type(s.dtype, v_) + "*)((" + memory_type(s.dtype) + "*)a.f" + std::to_string(s.param) +
-             " + ks" + std::to_string(k) + ") = ps" + std::to_string(k) + ";\n";
+      out += i2 + "if (in) " + pack_at(s.dtype, v_, field_name(s.param), "ks" + std::to_string(k), false) + " = ps" +
+             std::to_string(k) + ";\n";
     }
     out += indent + "}\n";
     out += indent + "}\n";

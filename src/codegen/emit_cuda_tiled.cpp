@@ -79,9 +79,7 @@ std::string packed_tile_condition(const LoopNest& nest, int p, const PackedTile&
   std::vector<std::string> memo_p(nest.indices.size()), memo_last(nest.indices.size());
   std::string c = "(" + sp + " % " + V + " == 0) & (" + sl + " % " + V + " == 0)";
   auto test = [&](DType dtype, int data, int index, bool along_p) {
-    c += " & vf_aligned(" + field_name(data) + ", " + std::to_string(plan.v * dtype_size(dtype)) + ") & " +
-         (along_p ? multiple_at_steps(nest, index, p, plan.v, memo_p)
-                  : multiple_at_steps(nest, index, last, plan.v, memo_last));
+    c += packs_aligned(nest, dtype, data, index, along_p ? p : last, plan.v, along_p ? memo_p : memo_last);
   };
   for (int id : tiled_loads(nest, p)) test(nest.values[id].dtype, nest.values[id].param, nest.values[id].index, true);
   for (size_t id = 0; id < nest.values.size(); ++id)
@@ -105,8 +103,8 @@ void emit_packed_tile(const LoopNest& nest, int p, int t, const PackedTile& plan
   const std::vector<int> tiled = tiled_loads(nest, p);
   auto pack_load = [&](int id, const std::string& into) {
     const ValueExpr& e = nest.values[id];
-    out += "          " + into + " = *(const " + pack_type(e.dtype, plan.v) + "*)((const " + memory_type(e.dtype) + "*)" +
-           field_name(e.param) + " + " + index_ref(nest, e.index, vars) + ");\n";
+    out += "          " + into + " = " + pack_at(e.dtype, plan.v, field_name(e.param), index_ref(nest, e.index, vars), true) +
+           ";\n";
   };
   auto pass = [&](const std::string& ip, const std::string& il) {
     out += "#pragma unroll\n      for (int r = 0; r < " + J + "; ++r) {\n";
@@ -159,8 +157,7 @@ void emit_packed_tile(const LoopNest& nest, int p, int t, const PackedTile& plan
       from[static_cast<int>(id)] = from_memory(e.dtype, "h" + ids + "[r].e[lane]");
     } else {
       lane_roots.push_back(e.index);
-      from[static_cast<int>(id)] = from_memory(e.dtype, std::string("((const ") + memory_type(e.dtype) + "*)" +
-                                                            field_name(e.param) + ")[" + index_ref(nest, e.index, vars) + "]");
+      from[static_cast<int>(id)] = load_expr(e.dtype, field_name(e.param), index_ref(nest, e.index, vars));
     }
   }
   pass(pre + "tp + k", pre + "tl + " + V + " * pc");
@@ -182,16 +179,13 @@ void emit_packed_tile(const LoopNest& nest, int p, int t, const PackedTile& plan
   for (size_t k = 0; k < nest.stores.size(); ++k) {
     const StoreStmt& s = nest.stores[k];
     const std::string ks = std::to_string(k);
-    out += "          *(" + pack_type(s.dtype, plan.v) + "*)((" + memory_type(s.dtype) + "*)" + field_name(s.param) + " + js" +
-           ks + ") = s" + ks + ";\n";
+    out += "          " + pack_at(s.dtype, plan.v, field_name(s.param), "js" + ks, false) + " = s" + ks + ";\n";
   }
   out += "        }\n      }\n      __syncthreads();\n";
 }
 
 }  // namespace
 
-// The loop dim p < rank - 1 that unguarded loads walk with unit stride (the input's innermost dim
-// is not the output's): such a nest is tiled. -1 when there is none.
 int transposed_dim(const LoopNest& nest) {
   const int last = static_cast<int>(nest.extents.size()) - 1;
   if (nest.flat || last < 1) return -1;
@@ -200,9 +194,9 @@ int transposed_dim(const LoopNest& nest) {
   return -1;
 }
 
-// The tile side of each nest of a kernel (0: not tiled). The nests with a transposed dim share
-// 40 KB of static shared memory (a kernel can declare at most 48 KB) equally, each taking the
-// largest side of 64, 32 or 16 that fits its share; one whose 16-wide tiles do not fit is not tiled.
+// The nests with a transposed dim share 40 KB of static shared memory (a kernel can declare at
+// most 48 KB) equally, each taking the largest side of 64, 32 or 16 that fits its share; one whose
+// 16-wide tiles do not fit is not tiled.
 std::vector<int> tile_sides(const KernelIR& ir) {
   std::vector<int> sides(ir.nests.size(), 0);
   int64_t tiled = 0;

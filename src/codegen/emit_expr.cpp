@@ -180,11 +180,11 @@ std::string from_memory(DType dtype, const std::string& elem) {
 
 namespace {
 
+}  // namespace
+
 std::string load_expr(DType dtype, const std::string& ptr, const std::string& index) {
   return from_memory(dtype, std::string("((const ") + memory_type(dtype) + "*)" + ptr + ")[" + index + "]");
 }
-
-}  // namespace
 
 std::string store_value(DType dtype, const std::string& v) {
   switch (dtype) {

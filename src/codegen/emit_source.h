@@ -44,6 +44,11 @@ std::string index_ref(const LoopNest& nest, int id, const std::vector<std::strin
 
 // `vf_pack<memory type, v>`: v elements moved by one load or store (CUDA).
 std::string pack_type(DType dtype, int v);
+// The pack of v elements at element `index` of the buffer at `ptr`, as an lvalue: read-only with
+// `read`, else to store into.
+std::string pack_at(DType dtype, int v, const std::string& ptr, const std::string& index, bool read);
+// Element `index` of the buffer at `ptr`, read and converted to its compute type.
+std::string load_expr(DType dtype, const std::string& ptr, const std::string& index);
 // Whether the elementwise op `fn` is a call into the math library (tens of instructions), not
 // arithmetic the hardware does in one or two.
 bool calls_math_function(OpKind fn);
@@ -138,6 +143,11 @@ int vector_width(const LoopNest& nest, const std::vector<char>& vector_load);
 // loop vars are unknown, products are multiples when a factor is, sums when both terms are.
 // Memoized in `memo`, one entry per index node.
 std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_t m, std::vector<std::string>& memo);
+// " & <test>": packs of v elements of the buffer in field `data`, at index expression `index`, are
+// 16-byte aligned wherever loop var `var` is a multiple of v (the base pointer, and
+// multiple_at_steps with `memo`).
+std::string packs_aligned(const LoopNest& nest, DType dtype, int data, int index, int64_t var, int v,
+                          std::vector<std::string>& memo);
 
 // The tiled schedule (emit_cuda_tiled.cpp). The loop dim p < rank - 1 that unguarded loads walk
 // with unit stride (the input's innermost dim is not the output's): such a nest is tiled; -1 when

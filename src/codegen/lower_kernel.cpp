@@ -1,31 +1,22 @@
-// Lowering a pointwise segment to loop nests: index mapping through view and movement ops.
+// KernelLowering a segment to loop nests: the pointwise nests, and index mapping through view and
+// movement ops (reduction nests: lower_reduction.cpp).
 #include "codegen/lower_kernel.h"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 #include "base/error.h"
+#include "codegen/lowering.h"
 #include "layout/view_algebra.h"
 
 namespace vf {
 namespace {
-
-// A value that is an input buffer seen through a chain of pure view ops.
-struct ViewOf {
-  int input = 0;
-  std::vector<const Node*> steps;  // empty: the input itself
-  Layout layout;
-};
 
 // A size-1 dim's index is always 0, so its stride never matters: it is baked as Zero.
 StrideClass dim_class(const Layout& l, int64_t d) {
   return l.sizes[d] == 1 ? StrideClass::Zero : stride_class(l.strides[d]);
 }
 
-// Constant fields for iota's start and step are never narrowed to 32 bits (see finalize_abi).
-constexpr int32_t kWideConstantSlot = 1000;
-// Constant fields holding the extents of split loop dims (see Lowering::loop_space): slot
+// Constant fields holding the extents of split loop dims (see KernelLowering::loop_space): slot
 // kSplitSlot + 16 * output dim + factor, below kWideConstantSlot so they narrow to 32 bits.
 constexpr int32_t kSplitSlot = 500;
 
@@ -55,338 +46,295 @@ std::vector<ReshapeGroup> reshape_groups(const Shape& is, const Shape& os) {
   }
   return groups;
 }
-// Constant fields for a reduction nest's row and reduced extents (slot + dim).
-constexpr int32_t kRowSlot = 100, kInnerSlot = 200;
 
-class Lowering {
- public:
-  explicit Lowering(const KernelSpec& spec) : spec_(spec), fusion_(*spec.fusion) {}
+}  // namespace
 
-  KernelIR run() {
-    const auto& inputs = fusion_.inputs();
-    const auto& outputs = fusion_.outputs();
-    VF_INTERNAL_CHECK(spec_.input_layouts.size() == inputs.size(), "kernel spec has ",
-                      spec_.input_layouts.size(), " input layouts for ", inputs.size(), " inputs");
-    VF_INTERNAL_CHECK(spec_.output_layouts.size() == outputs.size(), "kernel spec has ",
-                      spec_.output_layouts.size(), " output layouts for ", outputs.size(), " outputs");
-    ir_.abi.input_classes.resize(inputs.size());
-    ir_.abi.output_classes.resize(outputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!inputs[i]->is_tensor) continue;
-      const Layout& l = spec_.input_layouts[i];
-      VF_INTERNAL_CHECK(l.sizes == inputs[i]->shape && l.strides.size() == l.sizes.size(),
-                        "input ", inputs[i]->name, " has layout ", l.to_string(), " for shape ",
-                        shape_to_string(inputs[i]->shape));
-      views_[inputs[i]] = ViewOf{static_cast<int>(i), {}, l};
+KernelIR KernelLowering::run() {
+  const auto& inputs = fusion_.inputs();
+  const auto& outputs = fusion_.outputs();
+  VF_INTERNAL_CHECK(spec_.input_layouts.size() == inputs.size(), "kernel spec has ",
+                    spec_.input_layouts.size(), " input layouts for ", inputs.size(), " inputs");
+  VF_INTERNAL_CHECK(spec_.output_layouts.size() == outputs.size(), "kernel spec has ",
+                    spec_.output_layouts.size(), " output layouts for ", outputs.size(), " outputs");
+  ir_.abi.input_classes.resize(inputs.size());
+  ir_.abi.output_classes.resize(outputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]->is_tensor) continue;
+    const Layout& l = spec_.input_layouts[i];
+    VF_INTERNAL_CHECK(l.sizes == inputs[i]->shape && l.strides.size() == l.sizes.size(),
+                      "input ", inputs[i]->name, " has layout ", l.to_string(), " for shape ",
+                      shape_to_string(inputs[i]->shape));
+    views_[inputs[i]] = ViewOf{static_cast<int>(i), {}, l};
+  }
+  find_views();
+  for (const auto& node : fusion_.nodes()) {
+    if (op_category(node->op) == OpCategory::Reduction) {
+      lower_reduction_nest(*node);
+      return std::move(ir_);
     }
-    find_views();
-    for (const auto& node : fusion_.nodes()) {
-      if (op_category(node->op) == OpCategory::Reduction) {
-        lower_reduction_nest(*node);
-        return std::move(ir_);
+  }
+  // Group outputs by shape, in order of first appearance.
+  std::vector<std::vector<int>> groups;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const Layout& l = spec_.output_layouts[o];
+    VF_INTERNAL_CHECK(l.sizes == outputs[o]->shape && l.strides.size() == l.sizes.size(),
+                      "output ", outputs[o]->name, " has layout ", l.to_string(), " for shape ",
+                      shape_to_string(outputs[o]->shape));
+    bool placed = false;
+    for (auto& g : groups) {
+      if (outputs[g[0]]->shape == outputs[o]->shape) {
+        g.push_back(static_cast<int>(o));
+        placed = true;
+        break;
       }
     }
-    // Group outputs by shape, in order of first appearance.
-    std::vector<std::vector<int>> groups;
-    for (size_t o = 0; o < outputs.size(); ++o) {
-      const Layout& l = spec_.output_layouts[o];
-      VF_INTERNAL_CHECK(l.sizes == outputs[o]->shape && l.strides.size() == l.sizes.size(),
-                        "output ", outputs[o]->name, " has layout ", l.to_string(), " for shape ",
-                        shape_to_string(outputs[o]->shape));
-      bool placed = false;
-      for (auto& g : groups) {
-        if (outputs[g[0]]->shape == outputs[o]->shape) {
-          g.push_back(static_cast<int>(o));
-          placed = true;
-          break;
-        }
-      }
-      if (!placed) groups.push_back({static_cast<int>(o)});
-    }
-    for (const auto& g : groups) lower_group(g);
-    return std::move(ir_);
+    if (!placed) groups.push_back({static_cast<int>(o)});
   }
+  for (const auto& g : groups) lower_group(g);
+  return std::move(ir_);
+}
 
- private:
-  // Forward: which values are pure views of an input buffer, with their composed layouts.
-  void find_views() {
-    for (const auto& node : fusion_.nodes()) {
-      if (!is_view_op(node->op)) continue;
-      auto it = views_.find(node->inputs.at(0));
-      if (it == views_.end()) continue;
-      ViewResult r = view_layout(*node, it->second.layout);
-      if (!r.is_view()) continue;
-      ViewOf v{it->second.input, it->second.steps, *r.layout};
-      v.steps.push_back(node.get());
-      views_[node->output()] = std::move(v);
-    }
+void KernelLowering::find_views() {
+  for (const auto& node : fusion_.nodes()) {
+    if (!is_view_op(node->op)) continue;
+    auto it = views_.find(node->inputs.at(0));
+    if (it == views_.end()) continue;
+    ViewResult r = view_layout(*node, it->second.layout);
+    if (!r.is_view()) continue;
+    ViewOf v{it->second.input, it->second.steps, *r.layout};
+    v.steps.push_back(node.get());
+    views_[node->output()] = std::move(v);
   }
+}
 
-  void lower_group(const std::vector<int>& outs) {
-    nest_ = &ir_.nests.emplace_back();
-    memo_.clear();
-    flat_inputs_.clear();
-    flat_views_.clear();
-    flat_outputs_.clear();
-    ir_.abi.nests.push_back({outs[0], 0, 0});
-    const std::vector<int> idx = loop_space(outs[0]);
-    for (int o : outs) store_output(o, idx, false);
-    if (nest_->flat) {
-      auto append = [](std::vector<int32_t>& to, const std::vector<int32_t>& from) {
-        for (int32_t x : from)
-          if (std::find(to.begin(), to.end(), x) == to.end()) to.push_back(x);
-      };
-      append(ir_.abi.contiguous_inputs, flat_inputs_);
-      append(ir_.abi.contiguous_views, flat_views_);
-      append(ir_.abi.contiguous_outputs, flat_outputs_);
-    } else {
-      clear_flat_offsets();
-    }
-  }
-
-  void clear_flat_offsets() {
-    for (StoreStmt& s : nest_->stores) s.flat_offset = -1;
-    for (ValueExpr& e : nest_->values) e.flat_offset = -1;
-  }
-
-  // The loop dims of a pointwise nest over the shape of output `out`, and the index of each of
-  // its dims. An output dim that a reshape in the segment builds by merging input dims
-  // ([.., 32, 128] -> [.., 4096]) is split into loop dims of those sizes, so that the load through
-  // the reshape uses the loop vars where it would otherwise divide the merged index.
-  std::vector<int> loop_space(int out) {
-    const Shape& shape = fusion_.outputs()[out]->shape;
-    std::vector<std::vector<int64_t>> split(shape.size());
-    std::vector<int32_t> split_node(shape.size(), 0);
-    for (const auto& node : fusion_.nodes()) {
-      if (node->op != OpKind::Reshape || node->output()->shape != shape || node->output()->numel() == 0) continue;
-      const Shape& is = node->inputs[0]->shape;
-      for (const ReshapeGroup& g : reshape_groups(is, shape)) {
-        if (g.j1 - g.j0 != 1 || g.i1 - g.i0 < 2 || g.i1 - g.i0 > 16 || !split[g.j0].empty()) continue;
-        split[g.j0].assign(is.begin() + static_cast<std::ptrdiff_t>(g.i0), is.begin() + static_cast<std::ptrdiff_t>(g.i1));
-        split_node[g.j0] = node->id;
-      }
-    }
-    linear_.clear();
-    loop_sizes_.clear();
-    std::vector<int> idx;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      const auto dim = static_cast<int32_t>(d);
-      if (split[d].empty()) {
-        const auto v = static_cast<int64_t>(nest_->extents.size());
-        nest_->extents.push_back(ir_.field(AbiFieldKind::OutputSize, out, dim));
-        loop_sizes_.push_back(shape[d]);
-        idx.push_back(nest_->var(v));
-        linear_[idx.back()] = {v};
-        continue;
-      }
-      int index = -1;
-      std::vector<int64_t> vars;
-      for (size_t k = 0; k < split[d].size(); ++k) {
-        const auto v = static_cast<int64_t>(nest_->extents.size());
-        const int extent = ir_.field(AbiFieldKind::Constant, split_node[d],
-                                     kSplitSlot + 16 * dim + static_cast<int32_t>(k), split[d][k]);
-        nest_->extents.push_back(extent);
-        loop_sizes_.push_back(split[d][k]);
-        linear_[nest_->var(v)] = {v};
-        index = index < 0 ? nest_->var(v) : add(mul(index, nest_->param(extent)), nest_->var(v));
-        vars.push_back(v);
-      }
-      idx.push_back(index);
-      linear_[index] = vars;
-    }
-    return idx;
-  }
-
-  int add(int a, int b) { return nest_->binary(IndexOp::Add, a, b); }
-  int sub(int a, int b) { return nest_->binary(IndexOp::Sub, a, b); }
-  int mul(int a, int b) { return nest_->binary(IndexOp::Mul, a, b); }
-  int land(int a, int b) { return a < 0 ? b : b < 0 ? a : nest_->binary(IndexOp::And, a, b); }
-  int constant_field(const Node& n, int slot, int64_t v) {
-    return nest_->param(ir_.field(AbiFieldKind::Constant, n.id, slot, v));
-  }
-  int scaled(int i, StrideClass c, AbiFieldKind kind, int buffer, int64_t d) {
-    switch (c) {
-      case StrideClass::Zero: return nest_->constant(0);
-      case StrideClass::One: return i;
-      case StrideClass::Any: return mul(i, nest_->param(ir_.field(kind, buffer, static_cast<int32_t>(d))));
-    }
-    return i;
-  }
-
-  int input_index(const Value* v) const {
-    const auto& inputs = fusion_.inputs();
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (inputs[i] == v) return static_cast<int>(i);
-    VF_INTERNAL_ERROR("value ", v->name, " is neither a fusion input nor computed in the segment");
-  }
-
-  // A scalar operand (constant or scalar input) converted to dtype.
-  int scalar(const Value* v, DType dtype) {
-    ValueExpr e;
-    e.dtype = dtype;
-    if (v->is_constant()) {
-      e.op = ValueOp::Constant;
-      e.constant = *v->constant;
-    } else {
-      e.op = ValueOp::Scalar;
-      const AbiFieldKind k = v->scalar_kind == ScalarKind::Float ? AbiFieldKind::ScalarF64 : AbiFieldKind::ScalarI64;
-      e.param = ir_.field(k, input_index(v));
-    }
-    return nest_->value(e);
-  }
-
-  // An elementwise operand. Weak scalars are converted to the compute type (float, unrounded,
-  // for the half types), as the reference does.
-  int operand(const Value* v, const std::vector<int>& idx, int pred, DType dtype) {
-    return v->is_tensor ? visit(v, idx, pred) : scalar(v, is_half(dtype) ? DType::Float32 : dtype);
-  }
-
-  int load(const Value* v, const ViewOf& view, const std::vector<int>& idx, int pred, bool pred_in_bounds = false) {
-    AbiFieldKind stride_kind = AbiFieldKind::InputStride, offset_kind = AbiFieldKind::InputOffset;
-    int buffer = view.input;
-    std::vector<uint8_t>* classes = &ir_.abi.input_classes[view.input];
-    if (!view.steps.empty()) {
-      auto it = view_ids_.find(v);
-      if (it == view_ids_.end()) {
-        AbiView av;
-        av.input = view.input;
-        for (const Node* n : view.steps) av.steps.push_back(Node{n->id, n->op, {}, {}, n->attrs});  // no inputs, outputs
-        av.spec_input_layout = spec_.input_layouts[view.input];
-        av.spec_view_layout = view.layout;
-        // A view reads the stride fields of the first view with its strides (RoPE's halves of q and
-        // k: same_view_strides is an equivalence, so that one reads its own), or its own.
-        const auto& views = ir_.abi.views;
-        auto same = [&](const AbiView& w) { return w.input == av.input && same_view_strides(w.steps, av.steps); };
-        stride_view_.push_back(static_cast<int>(std::find_if(views.begin(), views.end(), same) - views.begin()));
-        ir_.abi.views.push_back(std::move(av));
-        ir_.abi.view_classes.emplace_back();
-        it = view_ids_.emplace(v, static_cast<int>(ir_.abi.views.size()) - 1).first;
-      }
-      buffer = it->second;
-      stride_kind = AbiFieldKind::ViewStride;
-      offset_kind = AbiFieldKind::ViewOffset;
-      classes = &ir_.abi.view_classes[buffer];
-    }
-    classes->clear();
-    int index = nest_->param(ir_.field(offset_kind, buffer));
-    for (int64_t d = 0; d < view.layout.rank(); ++d) {
-      const StrideClass c = dim_class(view.layout, d);
-      classes->push_back(static_cast<uint8_t>(c));
-      index = add(index, scaled(idx[d], c, stride_kind, view.steps.empty() ? buffer : stride_view_[buffer], d));
-    }
-    ValueExpr e;
-    // In order: the dims' indices are the loop vars in order, each dim's the row-major
-    // linearisation of one or more of them (split loop dims, see loop_space). Nests without a
-    // loop_space (linear_ empty) need dim d's index to be loop var d.
-    const bool in_order = pred < 0 && view.layout.is_contiguous() && [&] {
-      if (linear_.empty()) {
-        if (idx.size() != nest_->extents.size()) return false;
-        for (size_t d = 0; d < idx.size(); ++d)
-          if (idx[d] != nest_->var(static_cast<int64_t>(d))) return false;
-        return true;
-      }
-      int64_t next = 0;
-      for (size_t d = 0; d < idx.size(); ++d) {
-        auto it = linear_.find(idx[d]);
-        if (it == linear_.end()) return false;
-        int64_t size = 1;
-        for (int64_t v : it->second) {
-          if (v != next++) return false;
-          size *= loop_sizes_[static_cast<size_t>(v)];
-        }
-        // A slice from 0 reads the loop vars in order over a longer dim: not the flat order.
-        if (size != view.layout.sizes[d]) return false;
-      }
-      return next == static_cast<int64_t>(nest_->extents.size());
-    }();
-    if (in_order) {
-      e.flat_offset = ir_.field(offset_kind, buffer);
-      (view.steps.empty() ? flat_inputs_ : flat_views_).push_back(buffer);
-    } else {
-      nest_->flat = false;
-    }
-    auto loop_var_of = [&](int64_t d) {  // the loop dim that is buffer dim d's whole index, or -1
-      for (size_t k = 0; k < nest_->extents.size(); ++k)
-        if (idx[d] == nest_->var(static_cast<int64_t>(k))) return static_cast<int>(k);
-      return -1;
+void KernelLowering::lower_group(const std::vector<int>& outs) {
+  nest_ = &ir_.nests.emplace_back();
+  memo_.clear();
+  flat_inputs_.clear();
+  flat_views_.clear();
+  flat_outputs_.clear();
+  ir_.abi.nests.push_back({outs[0], 0, 0});
+  const std::vector<int> idx = loop_space(outs[0]);
+  for (int o : outs) store_output(o, idx, false);
+  if (nest_->flat) {
+    auto append = [](std::vector<int32_t>& to, const std::vector<int32_t>& from) {
+      for (int32_t x : from)
+        if (std::find(to.begin(), to.end(), x) == to.end()) to.push_back(x);
     };
-    int64_t unit_dim = -1;
-    for (int64_t d = 0; d < view.layout.rank(); ++d) {
-      if (static_cast<StrideClass>((*classes)[d]) != StrideClass::One || loop_var_of(d) < 0) continue;
-      e.unit_var = loop_var_of(d);
-      unit_dim = d;
+    append(ir_.abi.contiguous_inputs, flat_inputs_);
+    append(ir_.abi.contiguous_views, flat_views_);
+    append(ir_.abi.contiguous_outputs, flat_outputs_);
+  } else {
+    clear_flat_offsets();
+  }
+}
+
+void KernelLowering::clear_flat_offsets() {
+  for (StoreStmt& s : nest_->stores) s.flat_offset = -1;
+  for (ValueExpr& e : nest_->values) e.flat_offset = -1;
+}
+
+std::vector<int> KernelLowering::loop_space(int out) {
+  const Shape& shape = fusion_.outputs()[out]->shape;
+  std::vector<std::vector<int64_t>> split(shape.size());
+  std::vector<int32_t> split_node(shape.size(), 0);
+  for (const auto& node : fusion_.nodes()) {
+    if (node->op != OpKind::Reshape || node->output()->shape != shape || node->output()->numel() == 0) continue;
+    const Shape& is = node->inputs[0]->shape;
+    for (const ReshapeGroup& g : reshape_groups(is, shape)) {
+      if (g.j1 - g.j0 != 1 || g.i1 - g.i0 < 2 || g.i1 - g.i0 > 16 || !split[g.j0].empty()) continue;
+      split[g.j0].assign(is.begin() + static_cast<std::ptrdiff_t>(g.i0), is.begin() + static_cast<std::ptrdiff_t>(g.i1));
+      split_node[g.j0] = node->id;
     }
-    // The next row: a dim whose stride is the unit dim's size, when the loop walks the whole unit dim.
-    if (unit_dim >= 0 && !loop_sizes_.empty() &&
-        loop_sizes_[static_cast<size_t>(e.unit_var)] == view.layout.sizes[unit_dim])
-      for (int64_t d = 0; d < view.layout.rank(); ++d)
-        if (d != unit_dim && view.layout.sizes[d] > 1 && view.layout.strides[d] == view.layout.sizes[unit_dim])
-          e.row_var = loop_var_of(d);
-    e.op = ValueOp::Load;
-    e.dtype = v->dtype;
-    e.param = ir_.field(AbiFieldKind::InputData, view.input);
-    e.index = index;
-    e.pred = pred;
-    e.pred_in_bounds = pred >= 0 && pred_in_bounds;
-    return nest_->value(e);
   }
-
-  int select(int pred, int a, int b, DType dtype) {
-    nest_->flat = false;  // the predicate reads the loop index
-    ValueExpr e;
-    e.op = ValueOp::Select;
-    e.dtype = dtype;
-    e.pred = pred;
-    e.args = {a, b};
-    return nest_->value(e);
-  }
-
-  // The value of tensor v at index idx (one index expression per dim of v); loads are guarded
-  // by pred (-1: unguarded).
-  int visit(const Value* v, const std::vector<int>& idx, int pred) {
-    auto key = std::make_tuple(v, idx, pred);
-    auto it = memo_.find(key);
-    if (it != memo_.end()) return it->second;
-    int result;
-    if (auto view = views_.find(v); view != views_.end())
-      result = load(v, view->second, idx, pred);
-    else {
-      VF_INTERNAL_CHECK(v->producer != nullptr, "value ", v->name, " has no producer");
-      result = lower_node(*v->producer, v, idx, pred);
+  linear_.clear();
+  loop_sizes_.clear();
+  std::vector<int> idx;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const auto dim = static_cast<int32_t>(d);
+    if (split[d].empty()) {
+      const auto v = static_cast<int64_t>(nest_->extents.size());
+      nest_->extents.push_back(ir_.field(AbiFieldKind::OutputSize, out, dim));
+      loop_sizes_.push_back(shape[d]);
+      idx.push_back(nest_->var(v));
+      linear_[idx.back()] = {v};
+      continue;
     }
-    memo_.emplace(std::move(key), result);
-    return result;
+    int index = -1;
+    std::vector<int64_t> vars;
+    for (size_t k = 0; k < split[d].size(); ++k) {
+      const auto v = static_cast<int64_t>(nest_->extents.size());
+      const int extent = ir_.field(AbiFieldKind::Constant, split_node[d],
+                                   kSplitSlot + 16 * dim + static_cast<int32_t>(k), split[d][k]);
+      nest_->extents.push_back(extent);
+      loop_sizes_.push_back(split[d][k]);
+      linear_[nest_->var(v)] = {v};
+      index = index < 0 ? nest_->var(v) : add(mul(index, nest_->param(extent)), nest_->var(v));
+      vars.push_back(v);
+    }
+    idx.push_back(index);
+    linear_[index] = vars;
   }
+  return idx;
+}
 
-  void lower_reduction_nest(const Node& first);
-  void store_output(int o, const std::vector<int>& idx, bool row);
-  int reduce(OpKind op, DType acc_dtype, int value, DType result_dtype);
-  int lower_reduction(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
-  int lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
-  int lower_reshape(const Node& n, const std::vector<int>& idx, int pred);
-  int lower_pad(const Node& n, const std::vector<int>& idx, int pred);
-  int lower_cat(const Node& n, const std::vector<int>& idx, int pred);
+int KernelLowering::constant_field(const Node& n, int slot, int64_t v) {
+  return nest_->param(ir_.field(AbiFieldKind::Constant, n.id, slot, v));
+}
 
-  const KernelSpec& spec_;
-  const Fusion& fusion_;
-  KernelIR ir_;
-  LoopNest* nest_ = nullptr;
-  std::unordered_map<const Value*, ViewOf> views_;
-  std::unordered_map<const Value*, int> view_ids_;
-  std::vector<int> stride_view_;  // per view: the view whose stride fields it reads (itself or earlier)
-  std::map<std::tuple<const Value*, std::vector<int>, int>, int> memo_;
-  std::vector<int32_t> flat_inputs_, flat_views_, flat_outputs_;  // of the current nest
-  // Of the current pointwise nest (loop_space): the loop vars whose row-major linearisation an
-  // index id is, and each loop var's extent in the spec.
-  std::unordered_map<int, std::vector<int64_t>> linear_;
-  std::vector<int64_t> loop_sizes_;
-  Shape inner_sizes_;  // a reduction nest's reduced extents
-  int inner_count_ = -1;  // value: their product, as a Float64 (var's element count)
-};
+int KernelLowering::scaled(int i, StrideClass c, AbiFieldKind kind, int buffer, int64_t d) {
+  switch (c) {
+    case StrideClass::Zero: return nest_->constant(0);
+    case StrideClass::One: return i;
+    case StrideClass::Any: return mul(i, nest_->param(ir_.field(kind, buffer, static_cast<int32_t>(d))));
+  }
+  return i;
+}
+
+int KernelLowering::input_index(const Value* v) const {
+  const auto& inputs = fusion_.inputs();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i] == v) return static_cast<int>(i);
+  VF_INTERNAL_ERROR("value ", v->name, " is neither a fusion input nor computed in the segment");
+}
+
+int KernelLowering::scalar(const Value* v, DType dtype) {
+  ValueExpr e;
+  e.dtype = dtype;
+  if (v->is_constant()) {
+    e.op = ValueOp::Constant;
+    e.constant = *v->constant;
+  } else {
+    e.op = ValueOp::Scalar;
+    const AbiFieldKind k = v->scalar_kind == ScalarKind::Float ? AbiFieldKind::ScalarF64 : AbiFieldKind::ScalarI64;
+    e.param = ir_.field(k, input_index(v));
+  }
+  return nest_->value(e);
+}
+
+int KernelLowering::operand(const Value* v, const std::vector<int>& idx, int pred, DType dtype) {
+  return v->is_tensor ? visit(v, idx, pred) : scalar(v, is_half(dtype) ? DType::Float32 : dtype);
+}
+
+int KernelLowering::load(const Value* v, const ViewOf& view, const std::vector<int>& idx, int pred, bool pred_in_bounds) {
+  AbiFieldKind stride_kind = AbiFieldKind::InputStride, offset_kind = AbiFieldKind::InputOffset;
+  int buffer = view.input;
+  std::vector<uint8_t>* classes = &ir_.abi.input_classes[view.input];
+  if (!view.steps.empty()) {
+    auto it = view_ids_.find(v);
+    if (it == view_ids_.end()) {
+      AbiView av;
+      av.input = view.input;
+      for (const Node* n : view.steps) av.steps.push_back(Node{n->id, n->op, {}, {}, n->attrs});  // no inputs, outputs
+      av.spec_input_layout = spec_.input_layouts[view.input];
+      av.spec_view_layout = view.layout;
+      // A view reads the stride fields of the first view with its strides (RoPE's halves of q and
+      // k: same_view_strides is an equivalence, so that one reads its own), or its own.
+      const auto& views = ir_.abi.views;
+      auto same = [&](const AbiView& w) { return w.input == av.input && same_view_strides(w.steps, av.steps); };
+      stride_view_.push_back(static_cast<int>(std::find_if(views.begin(), views.end(), same) - views.begin()));
+      ir_.abi.views.push_back(std::move(av));
+      ir_.abi.view_classes.emplace_back();
+      it = view_ids_.emplace(v, static_cast<int>(ir_.abi.views.size()) - 1).first;
+    }
+    buffer = it->second;
+    stride_kind = AbiFieldKind::ViewStride;
+    offset_kind = AbiFieldKind::ViewOffset;
+    classes = &ir_.abi.view_classes[buffer];
+  }
+  classes->clear();
+  int index = nest_->param(ir_.field(offset_kind, buffer));
+  for (int64_t d = 0; d < view.layout.rank(); ++d) {
+    const StrideClass c = dim_class(view.layout, d);
+    classes->push_back(static_cast<uint8_t>(c));
+    index = add(index, scaled(idx[d], c, stride_kind, view.steps.empty() ? buffer : stride_view_[buffer], d));
+  }
+  ValueExpr e;
+  // In order: the dims' indices are the loop vars in order, each dim's the row-major
+  // linearisation of one or more of them (split loop dims, see loop_space). Nests without a
+  // loop_space (linear_ empty) need dim d's index to be loop var d.
+  const bool in_order = pred < 0 && view.layout.is_contiguous() && [&] {
+    if (linear_.empty()) {
+      if (idx.size() != nest_->extents.size()) return false;
+      for (size_t d = 0; d < idx.size(); ++d)
+        if (idx[d] != nest_->var(static_cast<int64_t>(d))) return false;
+      return true;
+    }
+    int64_t next = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      auto it = linear_.find(idx[d]);
+      if (it == linear_.end()) return false;
+      int64_t size = 1;
+      for (int64_t v : it->second) {
+        if (v != next++) return false;
+        size *= loop_sizes_[static_cast<size_t>(v)];
+      }
+      // A slice from 0 reads the loop vars in order over a longer dim: not the flat order.
+      if (size != view.layout.sizes[d]) return false;
+    }
+    return next == static_cast<int64_t>(nest_->extents.size());
+  }();
+  if (in_order) {
+    e.flat_offset = ir_.field(offset_kind, buffer);
+    (view.steps.empty() ? flat_inputs_ : flat_views_).push_back(buffer);
+  } else {
+    nest_->flat = false;
+  }
+  auto loop_var_of = [&](int64_t d) {  // the loop dim that is buffer dim d's whole index, or -1
+    for (size_t k = 0; k < nest_->extents.size(); ++k)
+      if (idx[d] == nest_->var(static_cast<int64_t>(k))) return static_cast<int>(k);
+    return -1;
+  };
+  int64_t unit_dim = -1;
+  for (int64_t d = 0; d < view.layout.rank(); ++d) {
+    if (static_cast<StrideClass>((*classes)[d]) != StrideClass::One || loop_var_of(d) < 0) continue;
+    e.unit_var = loop_var_of(d);
+    unit_dim = d;
+  }
+  // The next row: a dim whose stride is the unit dim's size, when the loop walks the whole unit dim.
+  if (unit_dim >= 0 && !loop_sizes_.empty() &&
+      loop_sizes_[static_cast<size_t>(e.unit_var)] == view.layout.sizes[unit_dim])
+    for (int64_t d = 0; d < view.layout.rank(); ++d)
+      if (d != unit_dim && view.layout.sizes[d] > 1 && view.layout.strides[d] == view.layout.sizes[unit_dim] &&
+          loop_var_of(d) >= 0)
+        e.row_var = loop_var_of(d);
+  e.op = ValueOp::Load;
+  e.dtype = v->dtype;
+  e.param = ir_.field(AbiFieldKind::InputData, view.input);
+  e.index = index;
+  e.pred = pred;
+  e.pred_in_bounds = pred >= 0 && pred_in_bounds;
+  return nest_->value(e);
+}
+
+int KernelLowering::select(int pred, int a, int b, DType dtype) {
+  nest_->flat = false;  // the predicate reads the loop index
+  ValueExpr e;
+  e.op = ValueOp::Select;
+  e.dtype = dtype;
+  e.pred = pred;
+  e.args = {a, b};
+  return nest_->value(e);
+}
+
+int KernelLowering::visit(const Value* v, const std::vector<int>& idx, int pred) {
+  auto key = std::make_tuple(v, idx, pred);
+  auto it = memo_.find(key);
+  if (it != memo_.end()) return it->second;
+  int result;
+  if (auto view = views_.find(v); view != views_.end())
+    result = load(v, view->second, idx, pred);
+  else {
+    VF_INTERNAL_CHECK(v->producer != nullptr, "value ", v->name, " has no producer");
+    result = lower_node(*v->producer, v, idx, pred);
+  }
+  memo_.emplace(std::move(key), result);
+  return result;
+}
 
 // Stores output o at loop index idx (one index per output dim); a row store of a reduction nest
 // when `row`.
-void Lowering::store_output(int o, const std::vector<int>& idx, bool row) {
+void KernelLowering::store_output(int o, const std::vector<int>& idx, bool row) {
   const Value* out = fusion_.outputs()[o];
   const int value = visit(out, idx, -1);
   const Layout& l = spec_.output_layouts[o];
@@ -413,161 +361,10 @@ void Lowering::store_output(int o, const std::vector<int>& idx, bool row) {
   nest_->stores.push_back(s);
 }
 
-// The reduced dims of a reduction node, ascending.
-std::vector<int64_t> reduced_dims(const Node& n) {
-  std::vector<int64_t> dims = n.op == OpKind::Var || n.op == OpKind::VarMean ? n.attr<VarAttrs>().dims
-                                                                             : n.attr<DimsAttrs>().dims;
-  std::sort(dims.begin(), dims.end());
-  return dims;
-}
-
-// Row sizes are the kept dims of `first`'s input, reduced sizes its reduced dims. An output of
-// the input's shape is stored in the loop over the reduced dims; one of the result's shape is a
-// row store.
-void Lowering::lower_reduction_nest(const Node& first) {
-  nest_ = &ir_.nests.emplace_back();
-  nest_->flat = false;
-  memo_.clear();
-  linear_.clear();  // no loop space: the rows and reduced dims are the loop vars
-  loop_sizes_.clear();
-  const Shape& full = first.inputs[0]->shape;
-  const std::vector<int64_t> dims = reduced_dims(first);
-  Shape rows;
-  std::vector<int> row_idx, full_idx;
-  for (int64_t d = 0; d < static_cast<int64_t>(full.size()); ++d) {
-    if (std::binary_search(dims.begin(), dims.end(), d)) continue;
-    const int k = static_cast<int>(rows.size());
-    nest_->extents.push_back(ir_.field(AbiFieldKind::Constant, first.id, kRowSlot + k, full[d]));
-    rows.push_back(full[d]);
-    row_idx.push_back(nest_->var(k));
-  }
-  for (size_t j = 0; j < dims.size(); ++j) {
-    nest_->inner_extents.push_back(
-        ir_.field(AbiFieldKind::Constant, first.id, kInnerSlot + static_cast<int>(j), full[dims[j]]));
-    inner_sizes_.push_back(full[dims[j]]);
-  }
-  for (int64_t d = 0, r = 0, j = 0; d < static_cast<int64_t>(full.size()); ++d) {
-    const bool reduced = std::binary_search(dims.begin(), dims.end(), d);
-    full_idx.push_back(nest_->var(reduced ? static_cast<int64_t>(rows.size()) + j++ : r++));
-  }
-  AbiNest abi_nest;
-  abi_nest.rows = shape_numel(rows);
-  abi_nest.inner = shape_numel(inner_sizes_);
-  abi_nest.inner_last = inner_sizes_.empty() ? 1 : inner_sizes_.back();
-  abi_nest.inner_reduced = full.empty() || (!dims.empty() && dims.back() == static_cast<int64_t>(full.size()) - 1);
-  ir_.abi.nests.push_back(abi_nest);
-  for (size_t o = 0; o < fusion_.outputs().size(); ++o) {
-    const Value* out = fusion_.outputs()[o];
-    const Layout& l = spec_.output_layouts[o];
-    VF_INTERNAL_CHECK(l.sizes == out->shape && l.strides.size() == l.sizes.size(), "output ", out->name,
-                      " has layout ", l.to_string(), " for shape ", shape_to_string(out->shape));
-    if (out->shape == rows)
-      store_output(static_cast<int>(o), row_idx, true);
-    else if (out->shape == full)
-      store_output(static_cast<int>(o), full_idx, false);
-    else
-      throw UnsupportedKernel(detail::concat(
-          "output ", out->name, " of shape ", shape_to_string(out->shape), " has neither the shape ",
-          shape_to_string(full), " that prims.", op_name(first.op), " ", first.output()->name,
-          " reduces nor its result's shape ", shape_to_string(rows)));
-  }
-  clear_flat_offsets();
-  nest_->assign_phases();
-}
-
-// Appends a reduction of `value` (of acc_dtype) and gives its result converted to result_dtype.
-int Lowering::reduce(OpKind op, DType acc_dtype, int value, DType result_dtype) {
-  ReduceStmt r;
-  r.op = op;
-  r.acc_dtype = acc_dtype;
-  r.value = value;
-  nest_->reductions.push_back(r);
-  ValueExpr e;
-  e.op = ValueOp::Reduced;
-  e.dtype = result_dtype;
-  e.operand_dtype = acc_dtype;
-  e.param = static_cast<int>(nest_->reductions.size()) - 1;
-  return nest_->value(e);
-}
-
-// A reduction's result at row index idx: its input at (idx over the kept dims, the nest's reduced
-// loop vars over the reduced dims), combined over the reduced vars.
-int Lowering::lower_reduction(const Node& n, const Value* out, const std::vector<int>& idx, int pred) {
-  const auto row_rank = static_cast<int64_t>(nest_->extents.size());
-  const Value* in = n.inputs[0];
-  const std::vector<int64_t> dims = reduced_dims(n);
-  Shape sizes;
-  for (int64_t d : dims) sizes.push_back(in->shape[d]);
-  if (sizes != inner_sizes_)
-    throw UnsupportedKernel(detail::concat("prims.", op_name(n.op), " ", out->name, " reduces extents ",
-                                           shape_to_string(sizes), ", the kernel's reduced extents are ",
-                                           shape_to_string(inner_sizes_)));
-  for (int i : idx)
-    if (nest_->index_uses_vars_from(i, row_rank) || nest_->index_uses_vars_from(pred, row_rank))
-      throw UnsupportedKernel(detail::concat("prims.", op_name(n.op), " ", out->name,
-                                             " is read at a position that depends on the reduced dims"));
-  std::vector<int> in_idx;
-  for (int64_t d = 0, k = 0, j = 0; d < in->rank(); ++d) {
-    const bool reduced = std::binary_search(dims.begin(), dims.end(), d);
-    in_idx.push_back(reduced ? nest_->var(row_rank + j++) : idx.at(k++));
-  }
-  const int x = visit(in, in_idx, pred);
-  auto cast = [&](int v, DType from, DType to) {
-    if (from == to) return v;
-    ValueExpr e;
-    e.op = ValueOp::Cast;
-    e.dtype = to;
-    e.operand_dtype = from;
-    e.args = {v};
-    return nest_->value(e);
-  };
-  auto apply = [&](OpKind fn, DType dtype, std::vector<int> args) {
-    ValueExpr e;
-    e.op = ValueOp::Apply;
-    e.fn = fn;
-    e.dtype = dtype;
-    e.operand_dtype = dtype;
-    e.args = std::move(args);
-    return nest_->value(e);
-  };
-  if (n.op != OpKind::Var && n.op != OpKind::VarMean) {
-    DType acc = out->dtype;
-    if (is_half(in->dtype)) acc = DType::Float32;
-    if (is_integral(in->dtype) && (n.op == OpKind::Sum || n.op == OpKind::Prod)) acc = DType::Int64;
-    return reduce(n.op, acc, cast(x, in->dtype, acc), out->dtype);
-  }
-  // var and var_mean: the mean by one sum, then the sum of squared deviations from it.
-  const DType acc = in->dtype == DType::Float64 ? DType::Float64 : DType::Float32;
-  const int xa = cast(x, in->dtype, acc);
-  if (inner_count_ < 0) {
-    ValueExpr count;
-    count.op = ValueOp::Scalar;
-    count.dtype = DType::Float64;
-    count.param = ir_.field(AbiFieldKind::Constant, n.id, kWideConstantSlot + 2, shape_numel(inner_sizes_));
-    inner_count_ = nest_->value(count);
-  }
-  const int count = cast(inner_count_, DType::Float64, acc);
-  const int mean = apply(OpKind::Div, acc, {reduce(OpKind::Sum, acc, xa, acc), count});
-  const int dev = apply(OpKind::Sub, acc, {xa, mean});
-  const int m2 = reduce(OpKind::Sum, acc, apply(OpKind::Mul, acc, {dev, dev}), acc);
-  ValueExpr correction;
-  correction.op = ValueOp::Constant;
-  correction.dtype = acc;
-  correction.constant = Scalar::from_float(n.attr<VarAttrs>().correction);
-  ValueExpr zero = correction;
-  zero.constant = Scalar::from_float(0.0);
-  const int divisor = apply(OpKind::Maximum, acc, {apply(OpKind::Sub, acc, {count, nest_->value(correction)}),
-                                                   nest_->value(zero)});
-  const int var = cast(apply(OpKind::Div, acc, {m2, divisor}), acc, n.outputs[0]->dtype);
-  memo_.emplace(std::make_tuple(n.outputs[0], idx, pred), var);
-  if (n.outputs.size() > 1) memo_.emplace(std::make_tuple(n.outputs[1], idx, pred), cast(mean, acc, n.outputs[1]->dtype));
-  return out == n.outputs[0] ? var : cast(mean, acc, out->dtype);
-}
-
 // Reshape: dims of the input and output shapes are matched in groups of equal numel; within a
 // group the output index is linearised and unravelled over the input dims (/ and %), unless it
 // is the linearisation of loop vars of the input dims' sizes (a split loop dim): those are used.
-int Lowering::lower_reshape(const Node& n, const std::vector<int>& idx, int pred) {
+int KernelLowering::lower_reshape(const Node& n, const std::vector<int>& idx, int pred) {
   const Value* in = n.inputs[0];
   const Shape& is = in->shape;
   const Shape& os = n.output()->shape;
@@ -605,7 +402,7 @@ int Lowering::lower_reshape(const Node& n, const std::vector<int>& idx, int pred
 
 // Pad: input position j = i - lo must be >= 0, a multiple of interior + 1, and j / (interior + 1)
 // must be below the input size; elsewhere the result is the padding value.
-int Lowering::lower_pad(const Node& n, const std::vector<int>& idx, int pred) {
+int KernelLowering::lower_pad(const Node& n, const std::vector<int>& idx, int pred) {
   const Value* in = n.inputs[0];
   const auto& config = n.attr<PadAttrs>().config;
   std::vector<int> in_idx = idx;
@@ -633,7 +430,7 @@ int Lowering::lower_pad(const Node& n, const std::vector<int>& idx, int pred) {
 
 // Cat: each non-empty source covers [lo, lo + size) along the dim; loads of each source are
 // guarded by its range.
-int Lowering::lower_cat(const Node& n, const std::vector<int>& idx, int pred) {
+int KernelLowering::lower_cat(const Node& n, const std::vector<int>& idx, int pred) {
   const int64_t dim = n.attr<CatAttrs>().dim;
   const DType dtype = n.output()->dtype;
   std::vector<std::pair<int, int>> parts;  // (range predicate, value)
@@ -662,7 +459,7 @@ int Lowering::lower_cat(const Node& n, const std::vector<int>& idx, int pred) {
   return result;
 }
 
-int Lowering::lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred) {
+int KernelLowering::lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred) {
   const DType dtype = out->dtype;
   switch (n.op) {
     case OpKind::Transpose: {
@@ -777,11 +574,9 @@ int Lowering::lower_node(const Node& n, const Value* out, const std::vector<int>
   return nest_->value(e);
 }
 
-}  // namespace
-
 KernelIR lower_kernel(const KernelSpec& spec) {
   VF_INTERNAL_CHECK(spec.fusion != nullptr, "kernel spec without a fusion");
-  return Lowering(spec).run();
+  return KernelLowering(spec).run();
 }
 
 std::string kernel_form_problem(const KernelSpec& spec) {

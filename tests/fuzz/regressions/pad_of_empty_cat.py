@@ -1,7 +1,7 @@
 # viewfuse repro
 # Found by the random fusion test on CUDA (seed 20261604): a pad of an empty cat has no loads, so
 # the nest stayed flat (no loop variables) while the pad's predicate read them; the kernel did not
-# compile (fixed in src/codegen/lower_kernel.cpp, Lowering::select marks the nest not flat).
+# compile (fixed in src/codegen/lower_kernel.cpp, KernelLowering::select marks the nest not flat).
 # layout a: sizes [2, 3, 33, 2] strides [198, 66, 2, 1] offset 0
 # values: seed 20261604
 def computation(a):

@@ -1,0 +1,98 @@
+// The kernel lowering's state and steps, shared by lower_kernel.cpp (pointwise nests, view and
+// movement ops) and lower_reduction.cpp (reduction nests). Internal to src/codegen.
+#pragma once
+
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/lower_kernel.h"
+#include "layout/layout.h"
+
+namespace vf {
+
+// A value that is an input buffer seen through a chain of pure view ops.
+struct ViewOf {
+  int input = 0;
+  std::vector<const Node*> steps;  // empty: the input itself
+  Layout layout;
+};
+
+// Slots of Constant fields (AbiField::b): a reduction nest's row and reduced extents (slot + dim);
+// from kWideConstantSlot on, constants never narrowed to 32 bits (finalize_abi: var's element
+// count, used in value math).
+inline constexpr int32_t kRowSlot = 100, kInnerSlot = 200, kWideConstantSlot = 1000;
+
+// Lowers one KernelSpec (lower_kernel): walks each output's expression backward from the output.
+class KernelLowering {
+ public:
+  explicit KernelLowering(const KernelSpec& spec) : spec_(spec), fusion_(*spec.fusion) {}
+
+  KernelIR run();
+
+ private:
+  // Forward: which values are pure views of an input buffer, with their composed layouts.
+  void find_views();
+  // One pointwise nest over the shape shared by outputs `outs`.
+  void lower_group(const std::vector<int>& outs);
+  void clear_flat_offsets();
+
+  // The loop dims of a pointwise nest over the shape of output `out`, and the index of each of
+  // its dims. An output dim that a reshape in the segment builds by merging input dims
+  // ([.., 32, 128] -> [.., 4096]) is split into loop dims of those sizes, so that the load through
+  // the reshape uses the loop vars where it would otherwise divide the merged index.
+  std::vector<int> loop_space(int out);
+
+  int add(int a, int b) { return nest_->binary(IndexOp::Add, a, b); }
+  int sub(int a, int b) { return nest_->binary(IndexOp::Sub, a, b); }
+  int mul(int a, int b) { return nest_->binary(IndexOp::Mul, a, b); }
+  int land(int a, int b) { return a < 0 ? b : b < 0 ? a : nest_->binary(IndexOp::And, a, b); }
+  int constant_field(const Node& n, int slot, int64_t v);
+  // Index i times a stride of class c: dropped, as is, or times the stride field (kind, buffer, d).
+  int scaled(int i, StrideClass c, AbiFieldKind kind, int buffer, int64_t d);
+  int input_index(const Value* v) const;
+
+  // A scalar operand (constant or scalar input) converted to dtype.
+  int scalar(const Value* v, DType dtype);
+
+  // An elementwise operand. Weak scalars are converted to the compute type (float, unrounded,
+  // for the half types), as the reference does.
+  int operand(const Value* v, const std::vector<int>& idx, int pred, DType dtype);
+
+  // A load of `view` at idx under pred: its address, stride classes, flat offset, unit and row vars.
+  int load(const Value* v, const ViewOf& view, const std::vector<int>& idx, int pred, bool pred_in_bounds = false);
+  int select(int pred, int a, int b, DType dtype);
+
+  // The value of tensor v at index idx (one index expression per dim of v); loads are guarded
+  // by pred (-1: unguarded).
+  int visit(const Value* v, const std::vector<int>& idx, int pred);
+
+  // A reduction nest (lower_reduction.cpp).
+  void lower_reduction_nest(const Node& first);
+  void store_output(int o, const std::vector<int>& idx, bool row);
+  int reduce(OpKind op, DType acc_dtype, int value, DType result_dtype);
+  int lower_reduction(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
+  int lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
+  int lower_reshape(const Node& n, const std::vector<int>& idx, int pred);
+  int lower_pad(const Node& n, const std::vector<int>& idx, int pred);
+  int lower_cat(const Node& n, const std::vector<int>& idx, int pred);
+
+  const KernelSpec& spec_;
+  const Fusion& fusion_;
+  KernelIR ir_;
+  LoopNest* nest_ = nullptr;
+  std::unordered_map<const Value*, ViewOf> views_;
+  std::unordered_map<const Value*, int> view_ids_;
+  std::vector<int> stride_view_;  // per view: the view whose stride fields it reads (itself or earlier)
+  std::map<std::tuple<const Value*, std::vector<int>, int>, int> memo_;
+  std::vector<int32_t> flat_inputs_, flat_views_, flat_outputs_;  // of the current nest
+  // Of the current pointwise nest (loop_space): the loop vars whose row-major linearisation an
+  // index id is, and each loop var's extent in the spec.
+  std::unordered_map<int, std::vector<int64_t>> linear_;
+  std::vector<int64_t> loop_sizes_;
+  Shape inner_sizes_;  // a reduction nest's reduced extents
+  int inner_count_ = -1;  // value: their product, as a Float64 (var's element count)
+};
+
+}  // namespace vf
