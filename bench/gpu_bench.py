@@ -3,7 +3,8 @@
 
 Every case (bench/gpu_cases.py) is first checked against eager; then each system is timed:
   memory cases: GPU time from CUDA events, median of many runs, each on fresh random data with the
-                L2 cache flushed (a large buffer written) before it; GB/s counts each input and
+                L2 cache flushed (a large buffer written) before it; the systems run interleaved,
+                one run each per round in a shuffled order; GB/s counts each input and
                 output byte once, against the copy ceiling (a 1 GiB device-to-device copy, bytes
                 read + written) measured in the same run;
   einsum cases: wall time per call (host + GPU, synchronized), median;
@@ -23,6 +24,7 @@ import datetime
 import functools
 import json
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -80,25 +82,46 @@ class Timer:
         if self.cuda:
             self.torch.cuda.synchronize()
 
-    def gpu_us(self, fn, refresh, reps: int) -> float:
+    def gpu_run_us(self, fn, refresh) -> float:
+        """One timed run of fn: fresh data, L2 flushed, GPU time from CUDA events (wall time on the CPU)."""
         torch = self.torch
-        times = []
-        for _ in range(reps):
-            refresh()
-            self.flush.zero_()  # also keeps the GPU busy while the host issues fn's work
-            if self.cuda:
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                out = fn()
-                end.record()
-                end.synchronize()
-                times.append(start.elapsed_time(end) * 1e3)
-            else:
-                t0 = time.perf_counter()
-                out = fn()
-                times.append((time.perf_counter() - t0) * 1e6)
-            del out
-        return statistics.median(times)
+        refresh()
+        self.flush.zero_()  # also keeps the GPU busy while the host issues fn's work
+        if self.cuda:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            out = fn()
+            end.record()
+            end.synchronize()
+            us = start.elapsed_time(end) * 1e3
+        else:
+            t0 = time.perf_counter()
+            out = fn()
+            us = (time.perf_counter() - t0) * 1e6
+        del out
+        return us
+
+    def gpu_us(self, fn, refresh, reps: int) -> float:
+        return statistics.median(self.gpu_run_us(fn, refresh) for _ in range(reps))
+
+    def gpu_us_interleaved(self, calls: dict, refresh, runs: dict, errors: dict) -> dict:
+        """Median GPU time of each of calls (name -> fn), timed round-robin: each round runs every
+        system once, in an order shuffled per round (seeded), so that every system sees the same
+        clocks, temperature and memory state, which drift over a run. A system is timed in its
+        first runs[name] rounds only. One that raises is dropped; its error goes to errors[name]."""
+        rng = random.Random(0)
+        times = {name: [] for name in calls}
+        for r in range(max(runs.values(), default=0)):
+            order = [name for name in calls if r < runs[name] and name not in errors]
+            rng.shuffle(order)
+            for name in order:
+                try:
+                    times[name].append(self.gpu_run_us(calls[name], refresh))
+                except Exception as e:  # noqa: BLE001
+                    errors[name] = f"{type(e).__name__}: {e}".strip()
+                    print(traceback.format_exc(), file=sys.stderr)
+                    self.sync()
+        return {name: statistics.median(t) for name, t in times.items() if t and name not in errors}
 
     def wall_us(self, fn, reps: int) -> float:
         times = []
@@ -206,6 +229,7 @@ def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
     result["bytes"] = sum(t.numel() * t.element_size() for t in inputs)
     result["bytes"] += sum(t.numel() * t.element_size() for t in as_tuple(case.eager(*inputs)))
     refresh = refresh_fn(torch, inputs)
+    timed, runs = {}, {}  # memory cases: the systems to time together, and how many runs each
     for name, (fn, error, fd) in make_runners(torch, vf, case, args.skip_compile).items():
         entry = {"us": None, "check": None, "error": error or host_segment_note(fd, inputs, result["bytes"])}
         result["systems"][name] = entry
@@ -227,9 +251,8 @@ def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
             call = functools.partial(fd.execute, list(inputs)) if fd is not None else functools.partial(fn, *inputs)
             if case.group == "memory":
                 one = timer.wall_us(call, 1)  # fewer runs for slow systems (host fallbacks)
-                n = reps if one < 20e3 else max(3, min(reps, int(2e6 / one)))
-                entry["us"] = timer.gpu_us(call, refresh, n)
-                entry["runs"] = n
+                timed[name] = call
+                runs[name] = reps if one < 20e3 else max(3, min(reps, int(2e6 / one)))
             elif case.group == "einsum":
                 entry["us"] = timer.wall_us(call, reps * 2)
             else:
@@ -241,6 +264,16 @@ def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
                 timer.sync()
             except Exception as e2:  # noqa: BLE001
                 entry["error"] += f" (device unusable afterwards: {e2})"
+    if timed:
+        errors = {}
+        medians = timer.gpu_us_interleaved(timed, refresh, runs, errors)
+        for name in timed:
+            entry = result["systems"][name]
+            entry["runs"] = runs[name]
+            if name in errors:
+                entry["error"] = errors[name]
+            else:
+                entry["us"] = medians[name]
     if case.group == "host":  # the floor from Python: one fill_ launch
         t = inputs[0]
         result["fill_us"] = timer.host_us(lambda: t.fill_(1.0), 200 if args.quick else 2000)
@@ -305,7 +338,7 @@ def main(argv=None) -> int:
         "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
         "torch": torch.__version__, "cuda": torch.version.cuda, "commit": commit_name(args.commit),
         "command": "python3 bench/gpu_bench.py " + " ".join(sys.argv[1:] if argv is None else argv),
-        "quick": args.quick, "reps": reps, "viewfuse_import_error": vf_error, "cases": [],
+        "quick": args.quick, "reps": reps, "interleaved": True, "viewfuse_import_error": vf_error, "cases": [],
     }
     torch.manual_seed(0)
     results["ceiling"] = copy_ceiling(torch, timer, args.quick, reps)

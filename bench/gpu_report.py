@@ -228,9 +228,11 @@ def markdown(results: dict) -> str:
         f"- copy ceiling, measured in this run: {ceil['gbps']:,.0f} GB/s (a {ceil['bytes'] // 2 >> 20} MiB "
         f"device-to-device copy, bytes read + written, {ceil['us']:.0f} us)",
         f"- method: GPU time from CUDA events, median of up to {results['reps']} runs per system, each on fresh random "
-        "data with the L2 cache flushed (a 256 MiB buffer written) before it; every system's outputs are checked "
-        "against eager first. GB/s counts each input and output byte once. 'compile' is "
-        "`torch.compile(dynamic=False)`.",
+        "data with the L2 cache flushed (a 256 MiB buffer written) before it"
+        + ("; a case's systems are timed interleaved (each round runs every system once, in a shuffled order)"
+           if results.get("interleaved") else "; one system after the other")
+        + "; every system's outputs are checked against eager first. GB/s counts each input and output byte once. "
+        "'compile' is `torch.compile(dynamic=False)`.",
     ]
     if results.get("viewfuse_import_error"):
         lines.append(f"- viewfuse could not be imported: {results['viewfuse_import_error']}")
