@@ -8,7 +8,8 @@ Every case (bench/gpu_cases.py) is first checked against eager; then each system
                 output byte once, against the copy ceiling (a 1 GiB device-to-device copy, bytes
                 read + written) measured in the same run;
   einsum cases: wall time per call (host + GPU, synchronized), median;
-  host cases:   host time per call in a loop of many calls on tiny tensors, median of batches.
+  host cases:   host time per call in a loop of many calls on tiny tensors, median of batches, the
+                systems' batches interleaved as above.
 The C++ benchmarks (bench/host_latency.cpp, bench/first_call.cpp) are run too when --cpp-build names
 a build with them. Writes docs/benchmarks.md, docs/benchmarks.json and docs/benchmarks.png; the
 markdown and JSON are rewritten after every case, so a run cut short keeps what it measured.
@@ -134,16 +135,29 @@ class Timer:
             del out
         return statistics.median(times)
 
+    def host_batch_us(self, fn, calls: int) -> float:
+        """Host time per call over a batch of calls, the device idle before and after it."""
+        self.sync()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        self.sync()
+        return (time.perf_counter() - t0) * 1e6 / calls
+
     def host_us(self, fn, calls: int, batches: int = 5) -> float:
-        per_call = []
+        return statistics.median(self.host_batch_us(fn, calls) for _ in range(batches))
+
+    def host_us_interleaved(self, fns: dict, calls: int, batches: int = 7) -> dict:
+        """Median host time per call of each of fns (name -> fn) over batches of calls, the systems'
+        batches interleaved as in gpu_us_interleaved: a slow stretch of the host falls on all."""
+        rng = random.Random(0)
+        per_call = {name: [] for name in fns}
         for _ in range(batches):
-            self.sync()
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            self.sync()
-            per_call.append((time.perf_counter() - t0) * 1e6 / calls)
-        return statistics.median(per_call)
+            order = list(fns)
+            rng.shuffle(order)
+            for name in order:
+                per_call[name].append(self.host_batch_us(fns[name], calls))
+        return {name: statistics.median(t) for name, t in per_call.items()}
 
 
 def as_tuple(x):
@@ -229,7 +243,7 @@ def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
     result["bytes"] = sum(t.numel() * t.element_size() for t in inputs)
     result["bytes"] += sum(t.numel() * t.element_size() for t in as_tuple(case.eager(*inputs)))
     refresh = refresh_fn(torch, inputs)
-    timed, runs = {}, {}  # memory cases: the systems to time together, and how many runs each
+    timed, runs = {}, {}  # memory and host cases: the systems to time together (memory: how many runs each)
     for name, (fn, error, fd) in make_runners(torch, vf, case, args.skip_compile).items():
         entry = {"us": None, "check": None, "error": error or host_segment_note(fd, inputs, result["bytes"])}
         result["systems"][name] = entry
@@ -256,7 +270,7 @@ def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
             elif case.group == "einsum":
                 entry["us"] = timer.wall_us(call, reps * 2)
             else:
-                entry["us"] = timer.host_us(call, 200 if args.quick else 2000)
+                timed[name] = call
         except Exception as e:  # noqa: BLE001
             entry["error"] = f"{type(e).__name__}: {e}".strip()
             print(traceback.format_exc(), file=sys.stderr)
@@ -264,7 +278,10 @@ def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
                 timer.sync()
             except Exception as e2:  # noqa: BLE001
                 entry["error"] += f" (device unusable afterwards: {e2})"
-    if timed:
+    if timed and case.group == "host":
+        for name, us in timer.host_us_interleaved(timed, 200 if args.quick else 2000).items():
+            result["systems"][name]["us"] = us
+    elif timed:
         errors = {}
         medians = timer.gpu_us_interleaved(timed, refresh, runs, errors)
         for name in timed:
