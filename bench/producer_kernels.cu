@@ -5,6 +5,7 @@
 // those the generated kernel can take (blocks of 16-byte packs, a tile of heads x rows per block),
 // so that the A/B tool separates what a schedule costs from what run-time sizes cost.
 //   nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -o build-bench/producer_kernels.so bench/producer_kernels.cu
+// (-DVF_REF_BULK adds the bulk-copy variants, which have not run on a GPU yet.)
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -81,6 +82,54 @@ void launch_persistent(const void* x, void* y, cudaStream_t stream) {
       static_cast<const uint4*>(x), static_cast<uint4*>(y));
 }
 
+#ifdef VF_REF_BULK
+// Not yet run on a GPU. The input side through the bulk copy engine: thread 0 starts one
+// cp.async.bulk per head of the tile (kTs rows, contiguous in x) into shared memory, completing on
+// an mbarrier; every thread then takes its packs from shared memory, in the tile's (d, s, h) order,
+// and stores them as move_tile does. No per-thread index math stands before the loads.
+template <int kTh, int kTs>
+__global__ void __launch_bounds__(128) bulk_kernel(const uint4* __restrict__ x, uint4* __restrict__ y) {
+  constexpr unsigned kTilePacks = kTh * kTs * kPacks, kRunBytes = kTs * kPacks * 16;
+  __shared__ alignas(128) uint4 tile[kTilePacks];
+  __shared__ alignas(8) unsigned long long bar;
+  const unsigned t = blockIdx.x;
+  const unsigned ht = t % (kH / kTh), st = t / (kH / kTh) % (kS / kTs), b = t / (kH / kTh) / (kS / kTs);
+  const unsigned bar_s = static_cast<unsigned>(__cvta_generic_to_shared(&bar));
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_s));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_s), "r"(kTh * kRunBytes) : "memory");
+#pragma unroll
+    for (int h = 0; h < kTh; ++h) {
+      const uint4* src = x + ((b * kH + ht * kTh + h) * kS + st * kTs) * kPacks;
+      const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(tile + h * kTs * kPacks));
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                   ::"r"(dst), "l"(src), "r"(kRunBytes), "r"(bar_s) : "memory");
+    }
+  }
+  __syncthreads();  // the barrier is initialized before anyone waits on it
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n"
+      "@!done bra wait;\n"
+      "}\n" ::"r"(bar_s) : "memory");
+#pragma unroll
+  for (unsigned p = threadIdx.x; p < kTilePacks; p += 128) {
+    const unsigned d = p % kPacks, r = p / kPacks, h = ht * kTh + r / kTs, s = st * kTs + r % kTs;
+    y[((b * kS + s) * kH + h) * kPacks + d] = scale_add(tile[p]);
+  }
+}
+
+template <int kTh, int kTs>
+void launch_bulk(const void* x, void* y, cudaStream_t stream) {
+  bulk_kernel<kTh, kTs><<<kB * (kH / kTh) * (kS / kTs), 128, 0, stream>>>(static_cast<const uint4*>(x),
+                                                                          static_cast<uint4*>(y));
+}
+#endif
+
 struct Variant {
   const char* name;
   bool producer;  // computes the producer's values (checked against eager)
@@ -98,6 +147,11 @@ const Variant kVariants[] = {
     {"tiles_2x16_128x4", true, launch_tiles<2, 16, 128, 4, true, false>},  // four packs per thread
     {"persistent_2x8_128x2", true, launch_persistent<2, 8, 128, 2, true, 12>},
     {"same_order_copy_32x1_256x2", false, launch_tiles<32, 1, 256, 2, false, true>},
+#ifdef VF_REF_BULK
+    {"bulk_2x8", true, launch_bulk<2, 8>},
+    {"bulk_2x16", true, launch_bulk<2, 16>},
+    {"bulk_4x8", true, launch_bulk<4, 8>},
+#endif
 };
 
 }  // namespace
