@@ -110,14 +110,17 @@ class Timer:
         system once, in an order shuffled per round (seeded), so that every system sees the same
         clocks, temperature and memory state, which drift over a run. A system is timed in its
         first runs[name] rounds only. One that raises is dropped; its error goes to errors[name]."""
+        return self._interleaved(calls, runs, errors, lambda fn: self.gpu_run_us(fn, refresh))
+
+    def _interleaved(self, fns: dict, runs: dict, errors: dict, time_one) -> dict:
         rng = random.Random(0)
-        times = {name: [] for name in calls}
+        times = {name: [] for name in fns}
         for r in range(max(runs.values(), default=0)):
-            order = [name for name in calls if r < runs[name] and name not in errors]
+            order = [name for name in fns if r < runs[name] and name not in errors]
             rng.shuffle(order)
             for name in order:
                 try:
-                    times[name].append(self.gpu_run_us(calls[name], refresh))
+                    times[name].append(time_one(fns[name]))
                 except Exception as e:  # noqa: BLE001
                     errors[name] = f"{type(e).__name__}: {e}".strip()
                     print(traceback.format_exc(), file=sys.stderr)
@@ -147,17 +150,12 @@ class Timer:
     def host_us(self, fn, calls: int, batches: int = 5) -> float:
         return statistics.median(self.host_batch_us(fn, calls) for _ in range(batches))
 
-    def host_us_interleaved(self, fns: dict, calls: int, batches: int = 7) -> dict:
+    def host_us_interleaved(self, fns: dict, calls: int, errors: dict, batches: int = 7) -> dict:
         """Median host time per call of each of fns (name -> fn) over batches of calls, the systems'
-        batches interleaved as in gpu_us_interleaved: a slow stretch of the host falls on all."""
-        rng = random.Random(0)
-        per_call = {name: [] for name in fns}
-        for _ in range(batches):
-            order = list(fns)
-            rng.shuffle(order)
-            for name in order:
-                per_call[name].append(self.host_batch_us(fns[name], calls))
-        return {name: statistics.median(t) for name, t in per_call.items()}
+        batches interleaved as in gpu_us_interleaved: a slow stretch of the host falls on all. One
+        that raises is dropped; its error goes to errors[name]."""
+        return self._interleaved(fns, {name: batches for name in fns}, errors,
+                                 lambda fn: self.host_batch_us(fn, calls))
 
 
 def as_tuple(x):
@@ -278,15 +276,16 @@ def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
                 timer.sync()
             except Exception as e2:  # noqa: BLE001
                 entry["error"] += f" (device unusable afterwards: {e2})"
-    if timed and case.group == "host":
-        for name, us in timer.host_us_interleaved(timed, 200 if args.quick else 2000).items():
-            result["systems"][name]["us"] = us
-    elif timed:
+    if timed:
         errors = {}
-        medians = timer.gpu_us_interleaved(timed, refresh, runs, errors)
+        if case.group == "host":
+            medians = timer.host_us_interleaved(timed, 200 if args.quick else 2000, errors)
+        else:
+            medians = timer.gpu_us_interleaved(timed, refresh, runs, errors)
         for name in timed:
             entry = result["systems"][name]
-            entry["runs"] = runs[name]
+            if name in runs:
+                entry["runs"] = runs[name]
             if name in errors:
                 entry["error"] = errors[name]
             else:
