@@ -105,15 +105,15 @@ class Timer:
     def gpu_us(self, fn, refresh, reps: int) -> float:
         return statistics.median(self.gpu_run_us(fn, refresh) for _ in range(reps))
 
-    def gpu_us_interleaved(self, calls: dict, refresh, runs: dict, errors: dict) -> dict:
-        """Median GPU time of each of calls (name -> fn), timed round-robin: each round runs every
-        system once, in an order shuffled per round (seeded), so that every system sees the same
-        clocks, temperature and memory state, which drift over a run. A system is timed in its
-        first runs[name] rounds only. One that raises is dropped; its error goes to errors[name]."""
-        return self._interleaved(calls, runs, errors, lambda fn: self.gpu_run_us(fn, refresh))
+    def gpu_times_interleaved(self, calls: dict, refresh, runs: dict, errors: dict, seed: int = 0) -> dict:
+        """GPU times (us, one per round) of each of calls (name -> fn), timed round-robin: each round
+        runs every system once, in an order shuffled per round (seeded), so that every system sees
+        the same clocks, temperature and memory state, which drift over a run. A system is timed in
+        its first runs[name] rounds only. One that raises is dropped; its error goes to errors[name]."""
+        return self._interleaved(calls, runs, errors, lambda fn: self.gpu_run_us(fn, refresh), seed)
 
-    def _interleaved(self, fns: dict, runs: dict, errors: dict, time_one) -> dict:
-        rng = random.Random(0)
+    def _interleaved(self, fns: dict, runs: dict, errors: dict, time_one, seed: int) -> dict:
+        rng = random.Random(seed)
         times = {name: [] for name in fns}
         for r in range(max(runs.values(), default=0)):
             order = [name for name in fns if r < runs[name] and name not in errors]
@@ -125,7 +125,7 @@ class Timer:
                     errors[name] = f"{type(e).__name__}: {e}".strip()
                     print(traceback.format_exc(), file=sys.stderr)
                     self.sync()
-        return {name: statistics.median(t) for name, t in times.items() if t and name not in errors}
+        return {name: t for name, t in times.items() if t and name not in errors}
 
     def wall_us(self, fn, reps: int) -> float:
         times = []
@@ -150,12 +150,11 @@ class Timer:
     def host_us(self, fn, calls: int, batches: int = 5) -> float:
         return statistics.median(self.host_batch_us(fn, calls) for _ in range(batches))
 
-    def host_us_interleaved(self, fns: dict, calls: int, errors: dict, batches: int = 7) -> dict:
-        """Median host time per call of each of fns (name -> fn) over batches of calls, the systems'
-        batches interleaved as in gpu_us_interleaved: a slow stretch of the host falls on all. One
-        that raises is dropped; its error goes to errors[name]."""
+    def host_times_interleaved(self, fns: dict, calls: int, errors: dict, batches: int = 7) -> dict:
+        """Host times per call (us, one per batch of calls) of each of fns (name -> fn), the systems'
+        batches interleaved as in gpu_times_interleaved: a slow stretch of the host falls on all."""
         return self._interleaved(fns, {name: batches for name in fns}, errors,
-                                 lambda fn: self.host_batch_us(fn, calls))
+                                 lambda fn: self.host_batch_us(fn, calls), 0)
 
 
 def as_tuple(x):
@@ -279,9 +278,9 @@ def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
     if timed:
         errors = {}
         if case.group == "host":
-            medians = timer.host_us_interleaved(timed, 200 if args.quick else 2000, errors)
+            times = timer.host_times_interleaved(timed, 200 if args.quick else 2000, errors)
         else:
-            medians = timer.gpu_us_interleaved(timed, refresh, runs, errors)
+            times = timer.gpu_times_interleaved(timed, refresh, runs, errors)
         for name in timed:
             entry = result["systems"][name]
             if name in runs:
@@ -289,7 +288,7 @@ def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
             if name in errors:
                 entry["error"] = errors[name]
             else:
-                entry["us"] = medians[name]
+                entry["us"] = statistics.median(times[name])
     if case.group == "host":  # the floor from Python: one fill_ launch
         t = inputs[0]
         result["fill_us"] = timer.host_us(lambda: t.fill_(1.0), 200 if args.quick else 2000)

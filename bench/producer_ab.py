@@ -18,13 +18,13 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
-import random
 import statistics
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_bench  # noqa: E402
 import gpu_cases  # noqa: E402
 
 
@@ -37,7 +37,7 @@ def parse_args():
     return p.parse_args()
 
 
-def reference_systems(path: str, x, want, offsets: list[int]) -> dict:
+def reference_systems(path: str, x, want, tol, offsets: list[int]) -> dict:
     lib = ctypes.CDLL(path)
     lib.vf_ref_name.restype = ctypes.c_char_p
     stream = lambda: ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)  # noqa: E731
@@ -58,9 +58,9 @@ def reference_systems(path: str, x, want, offsets: list[int]) -> dict:
         name = lib.vf_ref_name(i).decode()
         run = runner(i, lambda: torch.empty_like(want))
         if lib.vf_ref_is_producer(i):
-            err = (run().float() - want.float()).abs().max().item()
-            print(f"check {name}: max abs error {err:.3g}")
-            if err > 2e-2:
+            verdict = gpu_bench.check(torch, run(), want, tol)
+            print(f"check {name}: {verdict}")
+            if verdict != "ok":
                 continue
         systems[name] = run
         for off in offsets:
@@ -69,24 +69,14 @@ def reference_systems(path: str, x, want, offsets: list[int]) -> dict:
     return systems
 
 
-def measure(systems: dict, x, flush, rounds: int, rng: random.Random):
-    times = {name: [] for name in systems}
-    names = list(systems)
-    for _ in range(rounds):
-        rng.shuffle(names)
-        for name in names:
-            x.normal_()
-            flush.zero_()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            out = systems[name]()
-            end.record()
-            end.synchronize()
-            times[name].append(start.elapsed_time(end) * 1e3)
-            del out
+def report(times: dict) -> None:
+    """Each system's median, and its median difference from torch.compile run by run (the same rounds)."""
+    if "compile" not in times:
+        print("torch.compile was not timed (see its error above)")
+        return
     base = times["compile"]
     print(f"{'system':34s} {'median':>8s} {'p10':>8s} {'p90':>8s} {'-compile':>8s} {'faster':>6s}")
-    for name in sorted(systems, key=lambda k: statistics.median(times[k])):
+    for name in sorted(times, key=lambda k: statistics.median(times[k])):
         t = sorted(times[name])
         diff = [a - b for a, b in zip(times[name], base)]
         faster = sum(1 for d in diff if d < 0) / len(diff) * 100
@@ -108,18 +98,20 @@ def main() -> int:
     systems = {"compile": lambda: compiled(*inputs), "viewfuse": lambda: fd.execute(fd_inputs)[0],
                "device copy": lambda: copy_out.copy_(x)}
     for name in ("compile", "viewfuse"):
-        err = (systems[name]().float() - want.float()).abs().max().item()
-        print(f"check {name}: max abs error {err:.3g}")
+        print(f"check {name}: {gpu_bench.check(torch, systems[name](), want, case.tol)}")
     if args.kernels:
         offsets = [int(v, 0) for v in args.offsets.split(",") if v]
-        systems.update(reference_systems(args.kernels, x, want, offsets))
-    flush = torch.empty(256 << 20, dtype=torch.uint8, device=x.device)  # larger than the L2 cache
+        systems.update(reference_systems(args.kernels, x, want, case.tol, offsets))
+    timer = gpu_bench.Timer(torch, x.device)
     for fn in systems.values():
         fn()
     torch.cuda.synchronize()
-    rng = random.Random(0)
-    for _ in range(args.passes):
-        measure(systems, x, flush, args.rounds, rng)
+    for seed in range(args.passes):
+        errors = {}
+        times = timer.gpu_times_interleaved(systems, x.normal_, {name: args.rounds for name in systems}, errors, seed)
+        for name, error in errors.items():
+            print(f"{name}: {error}")
+        report(times)
     return 0
 
 
