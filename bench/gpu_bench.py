@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """GPU benchmark suite: viewfuse beside PyTorch eager and torch.compile(dynamic=False), one process.
 
-Every case (bench/gpu_cases.py) is first checked against eager; then each system is timed:
+Every case (bench/gpu_cases.py) is first checked against eager; then each system is called for
+WARMUP_S seconds (viewfuse specializes its kernels to the sizes meanwhile) and timed:
   memory cases: GPU time from CUDA events, median of many runs, each on fresh random data with the
                 L2 cache flushed (a large buffer written) before it; the systems run interleaved,
                 one run each per round in a shuffled order; GB/s counts each input and
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import functools
+import itertools
 import json
 import os
 import random
@@ -37,6 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpu_report  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WARMUP_S = 0.5  # seconds of calls before a memory case's systems are timed
 
 
 def parse_args(argv=None):
@@ -126,6 +129,14 @@ class Timer:
                     print(traceback.format_exc(), file=sys.stderr)
                     self.sync()
         return {name: t for name, t in times.items() if t and name not in errors}
+
+    def warm_up(self, fn, seconds: float) -> None:
+        deadline = time.perf_counter() + seconds
+        for calls in itertools.count():
+            if calls >= 2 and time.perf_counter() >= deadline:
+                break
+            fn()
+            self.sync()
 
     def wall_us(self, fn, reps: int) -> float:
         times = []
@@ -260,6 +271,10 @@ def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
             # Each system is called as its user calls it: viewfuse's FusionDefinition straight
             # (one C++ call on a prebuilt list), the others through their Python function.
             call = functools.partial(fd.execute, list(inputs)) if fd is not None else functools.partial(fn, *inputs)
+            # Warm-up, the same for every system: calls for WARMUP_S seconds (at least two), in
+            # which viewfuse also makes and loads its kernels specialized to these sizes, on a
+            # background thread after a kernel's second launch (docs/design.md).
+            timer.warm_up(call, WARMUP_S)
             if case.group == "memory":
                 one = timer.wall_us(call, 1)  # fewer runs for slow systems (host fallbacks)
                 timed[name] = call

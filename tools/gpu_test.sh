@@ -2,6 +2,8 @@
 # The CUDA suite, for a machine with an NVIDIA GPU: builds (unless BUILD_DIR holds a build), runs
 # every test (the GPU tests no longer skip), runs every example with --device cuda --check with and
 # without bookend, runs compute-sanitizer memcheck and racecheck over the examples, and prints a summary.
+# The tests, the examples and memcheck run a second time with VF_SPECIALIZE=now, so that every kernel
+# runs specialized to its sizes (codegen/specialize_kernel.h) against the same oracle.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -16,25 +18,37 @@ summary=()
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j 4 >ctest.log 2>&1
 rc=$?; tail -n 3 ctest.log; grep -E "Failed|\*\*\*" ctest.log | head -n 20
 summary+=("ctest: $(grep -E 'tests passed' ctest.log | tail -n 1)")
+VF_SPECIALIZE=now ctest --test-dir "$BUILD_DIR" --output-on-failure -j 4 >ctest_now.log 2>&1
+rc_now=$?; tail -n 3 ctest_now.log; grep -E "Failed|\*\*\*" ctest_now.log | head -n 20
+summary+=("ctest, VF_SPECIALIZE=now: $(grep -E 'tests passed' ctest_now.log | tail -n 1)")
+[ $rc -eq 0 ] && rc=$rc_now
 
 pass=0; fail=0
 for trace in examples/*.py; do
-  for bookend in "" "--bookend"; do
-    if "$BUILD_DIR/viewfuse" run "$trace" --device cuda --check $bookend >example.log 2>&1; then
+  for mode in plain bookend specialized; do
+    bookend=""; specialize=background
+    [ "$mode" = bookend ] && bookend=--bookend
+    [ "$mode" = specialized ] && specialize=now
+    if VF_SPECIALIZE=$specialize "$BUILD_DIR/viewfuse" run "$trace" --device cuda --check $bookend >example.log 2>&1; then
       pass=$((pass + 1))
     else
-      fail=$((fail + 1)); echo "FAILED: $trace $bookend"; cat example.log
+      fail=$((fail + 1)); echo "FAILED: $trace $mode"; cat example.log
     fi
   done
 done
-summary+=("examples --device cuda --check: $pass passed, $fail failed")
+summary+=("examples --device cuda --check (plain, --bookend, VF_SPECIALIZE=now): $pass passed, $fail failed")
 
 san_errors=0; san_runs=0
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for trace in examples/*.py; do
-    out=$(compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD_DIR/viewfuse" run "$trace" --device cuda --check 2>&1)
-    code=$?; san_runs=$((san_runs + 1))
-    if [ $code -ne 0 ]; then san_errors=$((san_errors + 1)); echo "memcheck FAILED on $trace"; echo "$out" | tail -n 30; fi
+    for specialize in background now; do
+      out=$(VF_SPECIALIZE=$specialize compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD_DIR/viewfuse" run \
+            "$trace" --device cuda --check 2>&1)
+      code=$?; san_runs=$((san_runs + 1))
+      if [ $code -ne 0 ]; then
+        san_errors=$((san_errors + 1)); echo "memcheck FAILED on $trace ($specialize)"; echo "$out" | tail -n 30
+      fi
+    done
   done
   # The reduction kernels of every shape class the reduction tests make.
   out=$(compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD_DIR/tests/codegen/vf_test_codegen" \

@@ -99,7 +99,7 @@ std::string pack_counter_type(bool index32) { return index32 ? "vf_index" : "vf_
 // of 1,536; 30 with the branch-free alignment tests).
 void emit_vector_pass(const std::string& Q, const std::string& count, std::string& out) {
   out += "      const " + Q + " q0 = (" + Q + ")blockIdx.x * span + threadIdx.x;\n";
-  out += "      if (q0 < " + count + ") {\n";
+  out += "      if (VF_COVERS_EXACTLY(" + count + ", span) || q0 < " + count + ") {\n";
 }
 
 // The pack index q of step u in the loop that loads: past the end it is the last pack, read again
@@ -107,7 +107,8 @@ void emit_vector_pass(const std::string& Q, const std::string& count, std::strin
 // the first use. With `if (q >= count) break;` instead, nvcc computed and stored the first pack
 // before loading the second (the merge-heads consumer: 132 -> 142 us on the H200).
 void emit_pack_load_index(const std::string& Q, const std::string& count, std::string& out) {
-  out += "          const " + Q + " q = q0 + u * stride < " + count + " ? q0 + u * stride : " + count + " - 1;\n";
+  out += "          const " + Q + " q = VF_COVERS_EXACTLY(" + count + ", span) || q0 + u * stride < " + count +
+         " ? q0 + u * stride : " + count + " - 1;\n";
 }
 
 // The vector part of a flat nest: when every buffer's first element is aligned to its pack size
@@ -131,7 +132,7 @@ void emit_vector_part(const LoopNest& nest, bool index32, std::string& out) {
     aligned += " & vf_aligned(" + base(s.dtype, s.param, s.flat_offset) + ", sizeof(" + pack_type(s.dtype, v) + "))";
   std::unordered_map<int, std::string> from_pack;
   out += "    if (" + aligned + ") {\n";
-  out += "      const " + Q + " packs = numel / " + V + ", stride = blockDim.x, span = " + U + " * stride;\n";
+  out += "      const " + Q + " packs = numel / " + V + ", stride = VF_BLOCK_DIM, span = " + U + " * stride;\n";
   emit_vector_pass(Q, "packs", out);
   for (size_t id = 0; id < nest.values.size(); ++id) {
     const ValueExpr& e = nest.values[id];
@@ -153,7 +154,7 @@ void emit_vector_part(const LoopNest& nest, bool index32, std::string& out) {
   out += "#pragma unroll\n";
   out += "        for (int u = 0; u < " + U + "; ++u) {\n";
   out += "          const " + Q + " q = q0 + u * stride;\n";
-  out += "          if (q >= packs) break;\n";
+  out += "          if (!VF_COVERS_EXACTLY(packs, span) && q >= packs) break;\n";
   for (size_t k = 0; k < nest.stores.size(); ++k)
     out += "          " + pack_type(nest.stores[k].dtype, v) + " s" + std::to_string(k) + ";\n";
   out += "#pragma unroll\n";
@@ -281,7 +282,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
     }
   }
   const std::string Q = pack_counter_type(index32);
-  out += "      const " + Q + " steps = numel / " + V + ", stride = blockDim.x, span = " + U + " * stride;\n";
+  out += "      const " + Q + " steps = numel / " + V + ", stride = VF_BLOCK_DIM, span = " + U + " * stride;\n";
   emit_vector_pass(Q, "steps", out);
   // Per step u: its loop vars, the store addresses and the loaded packs.
   std::string decl;
@@ -343,7 +344,7 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   // Compute and store each step.
   out += "#pragma unroll\n";
   out += "        for (int u = 0; u < " + U + "; ++u) {\n";
-  out += "          if (q0 + u * stride >= steps) break;\n";
+  out += "          if (!VF_COVERS_EXACTLY(steps, span) && q0 + u * stride >= steps) break;\n";
   for (size_t k = 0; k < nest.stores.size(); ++k)
     out += "          " + pack_type(nest.stores[k].dtype, v) + " s" + std::to_string(k) + ";\n";
   out += "#pragma unroll\n";

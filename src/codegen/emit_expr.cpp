@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "base/error.h"
 #include "codegen/emit_source.h"
@@ -231,26 +232,61 @@ const char* memory_type(DType dtype) {
   return "float";
 }
 
-void emit_args_struct(const KernelAbi& abi, std::string& out) {
+bool is_baked_field(const AbiField& f) {
+  switch (f.kind) {
+    case AbiFieldKind::InputData: case AbiFieldKind::OutputData: case AbiFieldKind::ScalarF64: case AbiFieldKind::ScalarI64:
+      return false;
+    default:
+      return true;
+  }
+}
+
+namespace {
+
+// A baked field's value in the packed block `block`, as a C constant of its type.
+std::string baked_value(const AbiField& f, const std::byte* block) {
+  int64_t v = 0;
+  if (f.type == AbiFieldType::I32) {
+    int32_t v32;
+    std::memcpy(&v32, block + f.offset, 4);
+    v = v32;
+  } else {
+    VF_INTERNAL_CHECK(f.type == AbiFieldType::I64, "a baked field of type ", static_cast<int>(f.type));
+    std::memcpy(&v, block + f.offset, 8);
+  }
+  if (v == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807LL - 1)";
+  return std::to_string(v) + (f.type == AbiFieldType::I64 ? "LL" : "");
+}
+
+}  // namespace
+
+void emit_args_struct(const KernelAbi& abi, std::string& out, const std::byte* baked, bool aligned_pointers) {
   std::vector<size_t> order(abi.fields.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return abi.fields[x].offset < abi.fields[y].offset; });
+  // A baked field keeps its bytes in the block as member f<k>_launch, which the kernel does not read.
+  auto member = [&](size_t k) {
+    return "f" + std::to_string(k) + (baked && is_baked_field(abi.fields[k]) ? "_launch" : "");
+  };
   out += "struct VfArgs {\n";
   if (order.empty()) out += "  vf_i64 unused;\n";
   for (size_t k : order) {
+    const AbiField& f = abi.fields[k];
     const char* type = "vf_i64";
-    switch (abi.fields[k].type) {
-      case AbiFieldType::Ptr: type = "void*"; break;
+    switch (f.type) {
+      case AbiFieldType::Ptr: type = aligned_pointers ? "vf_ptr16" : "void*"; break;
       case AbiFieldType::I64: type = "vf_i64"; break;
       case AbiFieldType::I32: type = "vf_i32"; break;
       case AbiFieldType::F64: type = "double"; break;
     }
-    out += std::string("  ") + type + " f" + std::to_string(k) + ";\n";
+    if (baked && is_baked_field(f))
+      out += std::string("  static constexpr ") + type + " f" + std::to_string(k) + " = " + baked_value(f, baked) + ";\n";
+    out += std::string("  ") + type + " " + member(k) + ";\n";
   }
   out += "};\n";
   out += "static_assert(sizeof(VfArgs) == " + std::to_string(abi.size) + ", \"VfArgs size\");\n";
   for (size_t k : order)
-    out += "VF_CHECK_OFFSET(VfArgs, f" + std::to_string(k) + ", " + std::to_string(abi.fields[k].offset) + ")\n";
+    out += "VF_CHECK_OFFSET(VfArgs, " + member(k) + ", " + std::to_string(abi.fields[k].offset) + ")\n";
 }
 
 void emit_position_unravel(const std::vector<std::string>& vars, size_t first, size_t end, const std::string& size_prefix,

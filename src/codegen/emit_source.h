@@ -1,6 +1,7 @@
 // Kernel IR to source text: the shared expression emitter and the two target emitters.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -17,8 +18,15 @@ std::string field_name(int k);
 const char* compute_type(DType dtype);
 const char* memory_type(DType dtype);
 
-// `struct VfArgs { ... };` with members f<k> at their abi offsets (checked where the compiler has offsetof).
-void emit_args_struct(const KernelAbi& abi, std::string& out);
+// `struct VfArgs { ... };` with members f<k> at their abi offsets (checked where the compiler has
+// offsetof). With `baked`, a packed argument block of this abi (specialize_kernel.h), each baked
+// field f<k> is instead a `static constexpr` member holding the block's value, and the block's
+// bytes stay in an unread member f<k>_launch: `a.f<k>` reads a constant, the layout is the same.
+// With `aligned_pointers` (CUDA), the data pointers are vf_ptr16, 16-byte aligned to the compiler.
+void emit_args_struct(const KernelAbi& abi, std::string& out, const std::byte* baked = nullptr,
+                      bool aligned_pointers = false);
+// Whether a size-specialized kernel bakes field f in: every field but data pointers and scalar inputs.
+bool is_baked_field(const AbiField& f);
 
 // The statements of one point of a loop nest: every index and value node the stores need, in
 // arena order, then the stores. `vars[d]` names loop variable d; the VfArgs object is `a`. With

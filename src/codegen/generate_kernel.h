@@ -22,6 +22,12 @@ struct GeneratedKernel {
   std::string entry;
   std::string source;
   KernelAbi abi;  // how a launch's arguments are laid out (codegen/kernel_abi.h)
+  // A size-specialized kernel (codegen/specialize_kernel.h): the argument block and grid it was
+  // made for, and whether it takes its data pointers as 16-byte aligned. `baked` is empty for a
+  // generic kernel.
+  std::vector<std::byte> baked;
+  uint32_t baked_grid = 0;
+  bool aligned_pointers = false;
 };
 
 GeneratedKernel generate_kernel(const KernelSpec& spec, Target target);

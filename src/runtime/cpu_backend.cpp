@@ -22,6 +22,7 @@
 
 #include "base/error.h"
 #include "codegen/generate_kernel.h"
+#include "runtime/specializer.h"
 
 namespace vf {
 
@@ -126,26 +127,31 @@ namespace {
 
 class CpuPreparedKernel : public PreparedKernel {
  public:
-  CpuPreparedKernel(std::shared_ptr<CpuModule> module, GeneratedKernel kernel, std::shared_ptr<CpuThreadPool> pool,
-                    int64_t inline_extent)
-      : module_(std::move(module)), kernel_(std::move(kernel)), pool_(std::move(pool)), inline_extent_(inline_extent) {}
+  CpuPreparedKernel(std::shared_ptr<const CpuModule> module, GeneratedKernel kernel, std::shared_ptr<CpuThreadPool> pool,
+                    int64_t inline_extent, SpecializeMode mode, Specializer<CpuModule>::Load load,
+                    SpecializeStats& stats)
+      : module_(std::move(module)), kernel_(std::move(kernel)), pool_(std::move(pool)), inline_extent_(inline_extent),
+        specializer_(mode, std::move(load), stats) {}
 
   void launch(const KernelArgs& args) const override {
     thread_local LaunchBlock block;
     pack_launch(kernel_, args, 0, block);
     const int64_t extent = block.cpu_extent;
     if (extent <= 0) return;
+    const CpuModule* module = specializer_.pick(kernel_, block);
+    if (!module) module = module_.get();
     if (extent < inline_extent_ || pool_->workers() == 0)
-      module_->entry(block.args.data(), 0, extent);
+      module->entry(block.args.data(), 0, extent);
     else
-      pool_->run(module_->entry, block.args.data(), extent);
+      pool_->run(module->entry, block.args.data(), extent);
   }
 
  private:
-  std::shared_ptr<CpuModule> module_;
+  std::shared_ptr<const CpuModule> module_;
   GeneratedKernel kernel_;
   std::shared_ptr<CpuThreadPool> pool_;
   int64_t inline_extent_;
+  Specializer<CpuModule> specializer_;  // last: waits for a background specialization that reads kernel_
 };
 
 void write_file(const std::string& path, const std::string& text) {
@@ -173,7 +179,9 @@ std::string hex(size_t h) {
 
 }  // namespace
 
-CpuBackend::CpuBackend(CpuBackendOptions options) : options_(std::move(options)) {
+CpuBackend::CpuBackend(CpuBackendOptions options)
+    : options_(std::move(options)),
+      specialize_(options_.specialize ? *options_.specialize : specialize_mode_from_env(SpecializeMode::Off)) {
   if (options_.dump_dir.empty())
     if (const char* dump = std::getenv("VF_DUMP_KERNELS")) options_.dump_dir = dump;
   if (!options_.dump_dir.empty()) {
@@ -241,7 +249,8 @@ std::shared_ptr<CpuModule> CpuBackend::load_image(const std::vector<std::byte>& 
   return module;
 }
 
-std::shared_ptr<CpuModule> CpuBackend::compile(const std::string& source, const std::string& entry, size_t hash) {
+std::shared_ptr<CpuModule> CpuBackend::compile(const std::string& source, const std::string& entry, size_t hash,
+                                               bool& compiled) {
   std::string key;
   if (disk_->usable()) {
     key = cache_key(source, entry);
@@ -274,7 +283,7 @@ std::shared_ptr<CpuModule> CpuBackend::compile(const std::string& source, const 
   VF_INTERNAL_CHECK(module->handle != nullptr, "dlopen of ", so, " failed: ", dlerror());
   module->entry = reinterpret_cast<CpuEntry>(dlsym(module->handle, entry.c_str()));
   VF_INTERNAL_CHECK(module->entry != nullptr, "kernel entry ", entry, " not found in ", so);
-  ++compile_count_;
+  compiled = true;
   if (!key.empty()) {
     std::ifstream in(so, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -283,24 +292,29 @@ std::shared_ptr<CpuModule> CpuBackend::compile(const std::string& source, const 
   return module;
 }
 
+std::shared_ptr<const CpuModule> CpuBackend::module_for(const GeneratedKernel& kernel, bool& compiled) {
+  const size_t hash = std::hash<std::string>{}(kernel.source);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!options_.dump_dir.empty())
+    write_file(options_.dump_dir + "/vf_cpu_" + (kernel.baked.empty() ? "" : "specialized_") +
+                   std::to_string(dump_count_++) + "_" + hex(hash) + ".cpp",
+               kernel.source);
+  auto& bucket = modules_[hash];
+  for (const auto& m : bucket)
+    if (m->source == kernel.source) return m;
+  std::shared_ptr<CpuModule> module = compile(kernel.source, kernel.entry, hash, compiled);
+  bucket.push_back(module);
+  if (compiled && kernel.baked.empty()) ++compile_count_;  // a specialized kernel's compile is in specialized_
+  return module;
+}
+
 std::shared_ptr<const PreparedKernel> CpuBackend::prepare(const KernelSpec& spec) {
   GeneratedKernel kernel = generate_kernel(spec, Target::Cpu);
-  const size_t hash = std::hash<std::string>{}(kernel.source);
-  std::shared_ptr<CpuModule> module;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!options_.dump_dir.empty())
-      write_file(options_.dump_dir + "/vf_cpu_" + std::to_string(dump_count_++) + "_" + hex(hash) + ".cpp",
-                 kernel.source);
-    auto& bucket = modules_[hash];
-    for (const auto& m : bucket)
-      if (m->source == kernel.source) module = m;
-    if (!module) {
-      module = compile(kernel.source, kernel.entry, hash);
-      bucket.push_back(module);
-    }
-  }
-  return std::make_shared<CpuPreparedKernel>(std::move(module), std::move(kernel), pool_, options_.inline_extent);
+  bool compiled = false;
+  std::shared_ptr<const CpuModule> module = module_for(kernel, compiled);
+  auto load = [this](const GeneratedKernel& k, bool& c) { return module_for(k, c); };
+  return std::make_shared<CpuPreparedKernel>(std::move(module), std::move(kernel), pool_, options_.inline_extent,
+                                             specialize_, load, specialized_);
 }
 
 }  // namespace vf

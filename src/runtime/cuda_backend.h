@@ -7,6 +7,7 @@
 
 #include "runtime/backend.h"
 #include "runtime/cuda_kernel_cache.h"
+#include "runtime/specializer.h"
 
 namespace vf {
 
@@ -17,20 +18,28 @@ class CudaBackend : public Backend {
   // A backend for device `ordinal` with the default disk cache (default_cache_root()/cuda).
   // Throws DeviceError when the driver, the device or NVRTC is unavailable.
   explicit CudaBackend(int ordinal = 0);
-  // The same with the disk cache in `cache_dir`; an empty path disables the disk cache.
+  // The same with the disk cache in `cache_dir` (an empty path disables it), and the given
+  // specialization mode (runtime/specializer.h); without one, VF_SPECIALIZE's, Background when unset.
   CudaBackend(int ordinal, std::filesystem::path cache_dir);
+  CudaBackend(int ordinal, std::filesystem::path cache_dir, SpecializeMode specialize);
 
   Target target() const override { return Target::Cuda; }
   // generate_kernel(spec, Target::Cuda), then the kernel cache. Writes the source to
-  // $VF_DUMP_KERNELS/<entry>_<hash>.cu when that variable is set.
+  // $VF_DUMP_KERNELS/<entry>_<hash>.cu when that variable is set (a specialized kernel's, when it
+  // is made, to <entry>_specialized_<hash>.cu). A prepared kernel must not outlive its backend.
   std::shared_ptr<const PreparedKernel> prepare(const KernelSpec& spec) override;
-  int64_t compile_count() const override { return kernels_.compile_count(); }
+  // NVRTC compiles of generic kernels; those of specialized kernels are in specialize_stats().
+  int64_t compile_count() const override { return kernels_.compile_count() - specialized_.compiled.load(); }
+  const SpecializeStats& specialize_stats() const { return specialized_; }
+  SpecializeMode specialize_mode() const { return specialize_; }
 
   CudaKernelCache& kernel_cache() { return kernels_; }
   const CudaDevice& device() const { return kernels_.device(); }
 
  private:
   CudaKernelCache kernels_;
+  SpecializeMode specialize_;
+  SpecializeStats specialized_;
 };
 
 }  // namespace vf

@@ -29,7 +29,8 @@ uint64_t cuda_source_hash(std::string_view source, std::string_view entry) {
 CudaKernelCache::CudaKernelCache(const CudaDevice& device, std::unique_ptr<DiskCache> disk)
     : device_(device), disk_(std::move(disk)) {}
 
-std::shared_ptr<const CudaKernel> CudaKernelCache::build(std::string_view source, const std::string& entry) {
+std::shared_ptr<const CudaKernel> CudaKernelCache::build(std::string_view source, const std::string& entry,
+                                                         bool& ran_nvrtc) {
   const NvrtcOptions options{.line_info = line_info_requested()};
   const std::string key =
       make_cache_key({"viewfuse cuda kernel", nvrtc_version_string(), detail::concat(device_.cc_major, device_.cc_minor),
@@ -45,12 +46,15 @@ std::shared_ptr<const CudaKernel> CudaKernelCache::build(std::string_view source
   }
   CompiledCuda compiled = nvrtc_compile(source, entry, device_.cc_major, device_.cc_minor, options);
   ++compile_count_;
+  ran_nvrtc = true;
   auto kernel = std::make_shared<const CudaKernel>(device_, compiled.image, entry);
   disk_->put(key, compiled.image);
   return kernel;
 }
 
-std::shared_ptr<const CudaKernel> CudaKernelCache::load(std::string_view source, const std::string& entry) {
+std::shared_ptr<const CudaKernel> CudaKernelCache::load(std::string_view source, const std::string& entry,
+                                                        bool* compiled) {
+  bool built = false;
   const uint64_t hash = cuda_source_hash(source, entry);
   auto matches = [&](const Entry& e) { return e.source == source && e.entry == entry; };
   std::promise<std::shared_ptr<const CudaKernel>> promise;
@@ -70,7 +74,7 @@ std::shared_ptr<const CudaKernel> CudaKernelCache::load(std::string_view source,
   }
   if (builder) {
     try {
-      promise.set_value(build(source, entry));
+      promise.set_value(build(source, entry, built));
     } catch (...) {
       promise.set_exception(std::current_exception());
       // Forget the failure, so that a later request tries again.
@@ -83,6 +87,7 @@ std::shared_ptr<const CudaKernel> CudaKernelCache::load(std::string_view source,
         }
     }
   }
+  if (compiled) *compiled = built;
   return future.get();  // rethrows the builder's error
 }
 

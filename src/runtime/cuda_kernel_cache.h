@@ -28,7 +28,8 @@ class CudaKernelCache {
   // The kernel `entry` of `source`. The in-memory cache is keyed by source and entry (compared in
   // full on a hit); the disk cache also by NVRTC version, architecture and options. Throws
   // DeviceError when NVRTC is missing, compilation fails, or the driver rejects the image.
-  std::shared_ptr<const CudaKernel> load(std::string_view source, const std::string& entry);
+  // Sets *compiled, when given, to whether this call ran NVRTC.
+  std::shared_ptr<const CudaKernel> load(std::string_view source, const std::string& entry, bool* compiled = nullptr);
 
   int64_t compile_count() const { return compile_count_.load(); }  // NVRTC compiles
   int64_t disk_hits() const { return disk_hits_.load(); }
@@ -42,7 +43,7 @@ class CudaKernelCache {
     std::string entry;
     KernelFuture kernel;
   };
-  std::shared_ptr<const CudaKernel> build(std::string_view source, const std::string& entry);
+  std::shared_ptr<const CudaKernel> build(std::string_view source, const std::string& entry, bool& ran_nvrtc);
 
   const CudaDevice& device_;
   std::unique_ptr<DiskCache> disk_;

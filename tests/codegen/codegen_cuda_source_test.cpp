@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "codegen/generate_kernel.h"
+#include "codegen/specialize_kernel.h"
 #include "codegen_test_util.h"
 #include "ir/ir.h"
 #include "runtime/nvrtc_compiler.h"
@@ -100,6 +101,13 @@ TEST(CodegenCuda, EveryGeneratedSource_CompilesToSm90Cubin) {
     ASSERT_GE(compiled.image.size(), 4u);
     const std::byte elf_magic[4] = {std::byte{0x7f}, std::byte{'E'}, std::byte{'L'}, std::byte{'F'}};
     EXPECT_EQ(std::memcmp(compiled.image.data(), elf_magic, 4), 0) << "the CUBIN is not an ELF file";
+    // The kernel specialized to these sizes (codegen/specialize_kernel.h) compiles too.
+    const GeneratedKernel special = specialize_for_spec(k, contiguous_spec(*fusions[i]), 132);
+    try {
+      EXPECT_TRUE(nvrtc_compile(special.source, special.entry, 9, 0).is_cubin);
+    } catch (const DeviceError& e) {
+      ADD_FAILURE() << e.what() << "\n" << special.source;
+    }
   }
 }
 

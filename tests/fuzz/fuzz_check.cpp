@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "codegen/generate_kernel.h"
+#include "codegen/specialize_kernel.h"
 #include "reference/compare.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/cuda_backend.h"
@@ -99,10 +100,15 @@ std::string cuda_compile_problem(const Plan& plan, std::unordered_set<std::strin
     if (plan.segments[s].kind != SegmentKind::Kernel) continue;
     const GeneratedKernel k = generate_kernel(plan.segments[s].spec, Target::Cuda);
     if (!seen.insert(k.source).second) continue;
-    try {
-      nvrtc_compile(k.source, k.entry, 9, 0);
-    } catch (const DeviceError& e) {
-      return "the CUDA kernel of segment #" + std::to_string(s) + " does not compile for sm_90: " + e.what();
+    // The generic kernel, and the one specialized to the segment's sizes (as a repeated run makes it).
+    const GeneratedKernel special = specialize_for_spec(k, plan.segments[s].spec, 132);
+    for (const GeneratedKernel* kernel : {&k, &special}) {
+      try {
+        nvrtc_compile(kernel->source, kernel->entry, 9, 0);
+      } catch (const DeviceError& e) {
+        return std::string("the ") + (kernel == &k ? "" : "specialized ") + "CUDA kernel of segment #" +
+               std::to_string(s) + " does not compile for sm_90: " + e.what();
+      }
     }
   }
   return "";

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "frontend/trace_reader.h"
 #include "fuzz_check.h"
@@ -32,7 +33,11 @@ TEST(FuzzRegressions, EachMatchesReference) {
   ASSERT_FALSE(files.empty()) << "tests/fuzz/regressions holds no .py files";
   CpuBackendOptions backend_options;
   backend_options.inline_extent = 64;
-  auto backend = std::make_shared<CpuBackend>(backend_options);
+  backend_options.specialize = SpecializeMode::Off;
+  auto generic = std::make_shared<CpuBackend>(backend_options);
+  // The same programs with every kernel specialized to its sizes at its first launch.
+  backend_options.specialize = SpecializeMode::Now;
+  auto specialized = std::make_shared<CpuBackend>(backend_options);
   std::unordered_set<std::string> cuda_sources;
   for (const auto& path : files) {
     SCOPED_TRACE(path.string());
@@ -47,7 +52,7 @@ TEST(FuzzRegressions, EachMatchesReference) {
     for (size_t i = 0; i < fusion->inputs().size(); ++i)
       host_args.push_back(input_tensor(fusion->inputs()[i]->dtype, layouts[i], seed, i));
     const std::vector<HostTensor> expected = run_reference(*fusion, host_args);
-    for (bool bookend : {false, true}) {
+    for (auto [bookend, backend] : {std::pair{false, generic}, {true, generic}, {false, specialized}}) {
       CompiledFusion compiled(fusion, ExecutorOptions{Device::Cpu, bookend}, backend);
       std::vector<Arg> args;
       for (const HostArg& a : host_args) args.push_back(to_tensor(std::get<HostTensor>(a)));
@@ -59,7 +64,8 @@ TEST(FuzzRegressions, EachMatchesReference) {
       for (size_t i = 0; i < outs.size(); ++i) {
         const Comparison c = compare_tensors(host_copy(outs[i]), expected[i],
                                              default_tolerance(fusion->outputs()[i]->dtype));
-        EXPECT_TRUE(c.ok) << "bookend " << bookend << ", output " << i << ": " << c.first_mismatch;
+        EXPECT_TRUE(c.ok) << "bookend " << bookend << (backend == specialized ? ", specialized" : "") << ", output "
+                          << i << ": " << c.first_mismatch;
       }
     }
   }

@@ -111,5 +111,96 @@ TEST(CudaBackend, DumpKernels_WritesSource) {
   fs::remove_all(dir);
 }
 
+// out = a * 0.5 + b over bf16 [rows, 256]: a vector nest, whose blocks cover [64, 256] exactly.
+struct ScaleAdd {
+  Fusion fusion;
+  KernelSpec spec;
+  ScaleAdd() {
+    Value* a = fusion.add_tensor_input("a", DType::BFloat16, {64, 256});
+    Value* b = fusion.add_tensor_input("b", DType::BFloat16, {64, 256});
+    Value* half = fusion.add_constant(Scalar::from_float(0.5));
+    fusion.add_output(fusion.add(OpKind::Add, {fusion.add(OpKind::Mul, {a, half}), b}));
+    spec = KernelSpec{&fusion, {Layout::contiguous({64, 256}), Layout::contiguous({64, 256})},
+                      {Layout::contiguous({64, 256})}};
+  }
+};
+
+// Launches `kernel` on seeded bf16 inputs of `rows` x 256 (the layout class of ScaleAdd's spec) and
+// compares its output with the reference executor's, bit for bit.
+void expect_scale_add(const PreparedKernel& kernel, int64_t rows) {
+  const Layout layout = Layout::contiguous({rows, 256});
+  std::vector<HostTensor> host;
+  for (int i = 0; i < 2; ++i) {
+    host.push_back(HostTensor::empty(DType::BFloat16, {rows, 256}));
+    auto* p = reinterpret_cast<uint16_t*>(host.back().storage()->data());
+    for (int64_t k = 0; k < rows * 256; ++k) p[k] = static_cast<uint16_t>(0x3f80 + (k * 7 + i * 13) % 127);
+  }
+  // The reference runs the program at this launch's size.
+  Fusion sized;
+  Value* a = sized.add_tensor_input("a", DType::BFloat16, {rows, 256});
+  Value* b = sized.add_tensor_input("b", DType::BFloat16, {rows, 256});
+  sized.add_output(sized.add(OpKind::Add, {sized.add(OpKind::Mul, {a, sized.add_constant(Scalar::from_float(0.5))}), b}));
+  const std::vector<HostTensor> expected = run_reference(sized, {host[0], host[1]});
+  const int64_t bytes = rows * 256 * 2;
+  DeviceBuffer da(bytes), db(bytes), dout(bytes);
+  cuda_copy_to_device(da.data(), host[0].storage()->data(), bytes);
+  cuda_copy_to_device(db.data(), host[1].storage()->data(), bytes);
+  KernelBuffer inputs[] = {{da.data(), &layout}, {db.data(), &layout}};
+  KernelBuffer outputs[] = {{dout.data(), &layout}};
+  Scalar scalars[2] = {};
+  kernel.launch(KernelArgs{inputs, scalars, outputs, nullptr});
+  cuda_synchronize();
+  std::vector<uint16_t> got(rows * 256);
+  cuda_copy_to_host(got.data(), dout.data(), bytes);
+  const auto* want = reinterpret_cast<const uint16_t*>(expected[0].storage()->data());
+  for (int64_t k = 0; k < rows * 256; ++k) ASSERT_EQ(got[k], want[k]) << "rows " << rows << ", at " << k;
+}
+
+TEST(CudaSpecialize, NowMode_FirstLaunchSpecializedAndOtherSizesGeneric) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  ScaleAdd program;
+  CudaBackend backend(0, fs::path(), SpecializeMode::Now);
+  std::shared_ptr<const PreparedKernel> kernel = backend.prepare(program.spec);
+  expect_scale_add(*kernel, 64);
+  EXPECT_EQ(backend.specialize_stats().made.load(), 1);
+  EXPECT_EQ(backend.specialize_stats().launches.load(), 1);
+  EXPECT_EQ(backend.compile_count(), 1);
+  EXPECT_EQ(backend.specialize_stats().compiled.load(), 1);
+  // Another size of the same layout class: the generic kernel, no compile.
+  expect_scale_add(*kernel, 40);
+  expect_scale_add(*kernel, 3);
+  EXPECT_EQ(backend.specialize_stats().launches.load(), 1);
+  EXPECT_EQ(backend.compile_count(), 1);
+  EXPECT_EQ(backend.specialize_stats().made.load(), 1);
+  expect_scale_add(*kernel, 64);
+  EXPECT_EQ(backend.specialize_stats().launches.load(), 2);
+}
+
+TEST(CudaSpecialize, BackgroundMode_SecondLaunchSpecializesWhileGenericRuns) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  ScaleAdd program;
+  CudaBackend backend(0, fs::path(), SpecializeMode::Background);
+  std::shared_ptr<const PreparedKernel> kernel = backend.prepare(program.spec);
+  expect_scale_add(*kernel, 64);
+  EXPECT_EQ(backend.specialize_stats().made.load(), 0);
+  expect_scale_add(*kernel, 64);  // starts the specialization
+  for (int i = 0; i < 600 && backend.specialize_stats().made.load() == 0; ++i) usleep(50 * 1000);
+  ASSERT_EQ(backend.specialize_stats().made.load(), 1) << "no specialized kernel after 30 s";
+  expect_scale_add(*kernel, 64);
+  EXPECT_EQ(backend.specialize_stats().launches.load(), 1);
+  EXPECT_EQ(backend.specialize_stats().failures.load(), 0);
+  EXPECT_EQ(backend.compile_count(), 1);
+}
+
+TEST(CudaSpecialize, OffMode_NeverSpecializes) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  ScaleAdd program;
+  CudaBackend backend(0, fs::path(), SpecializeMode::Off);
+  std::shared_ptr<const PreparedKernel> kernel = backend.prepare(program.spec);
+  for (int i = 0; i < 3; ++i) expect_scale_add(*kernel, 64);
+  EXPECT_EQ(backend.specialize_stats().made.load(), 0);
+  EXPECT_EQ(backend.specialize_stats().launches.load(), 0);
+}
+
 }  // namespace
 }  // namespace vf

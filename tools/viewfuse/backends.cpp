@@ -1,6 +1,7 @@
 #include "tools/viewfuse/backends.h"
 
 #include "codegen/generate_kernel.h"
+#include "codegen/specialize_kernel.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/cuda_backend.h"
 
@@ -30,6 +31,9 @@ std::vector<HostTensor> download(const std::vector<Tensor>& tensors) {
   return out;
 }
 
-std::string kernel_source(const KernelSpec& spec, Target target) { return generate_kernel(spec, target).source; }
+std::string kernel_source(const KernelSpec& spec, Target target, int sm_count) {
+  GeneratedKernel kernel = generate_kernel(spec, target);
+  return sm_count > 0 ? specialize_for_spec(kernel, spec, sm_count).source : kernel.source;
+}
 
 }  // namespace vf::tool

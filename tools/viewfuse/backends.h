@@ -15,6 +15,8 @@ namespace vf::tool {
 std::shared_ptr<Backend> make_backend(Device device);
 std::vector<Arg> upload(const std::vector<HostArg>& args, Device device);
 std::vector<HostTensor> download(const std::vector<Tensor>& tensors);
-std::string kernel_source(const KernelSpec& spec, Target target);
+// The generated source of a kernel segment; with sm_count > 0, the kernel specialized to the spec's
+// sizes for a device of that many multiprocessors (codegen/specialize_kernel.h).
+std::string kernel_source(const KernelSpec& spec, Target target, int sm_count = 0);
 
 }  // namespace vf::tool

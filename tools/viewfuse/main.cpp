@@ -27,6 +27,8 @@ struct RunOptions {
   bool bookend = false;
   bool json = false;
   std::string target = "cpu";
+  bool specialize = false;
+  int sm_count = 132;
 };
 
 int run_command(const RunOptions& o) {
@@ -98,7 +100,7 @@ int codegen_command(const RunOptions& o) {
   for (size_t i = 0; i < plan.segments.size(); ++i) {
     const vf::Segment& s = plan.segments[i];
     if (s.kind != vf::SegmentKind::Kernel) continue;
-    std::cout << "// ---- segment #" << i << " ----\n" << vf::tool::kernel_source(s.spec, target) << "\n";
+    std::cout << "// ---- segment #" << i << " ----\n" << vf::tool::kernel_source(s.spec, target, o.specialize ? o.sm_count : 0) << "\n";
   }
   return kExitOk;
 }
@@ -126,6 +128,10 @@ int main(int argc, char** argv) {
   codegen->add_option("trace", o.trace, "Thunder trace file")->required();
   codegen->add_option("--target", o.target, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   codegen->add_flag("--bookend", o.bookend, "Plan with bookend");
+  codegen->add_flag("--specialize", o.specialize,
+                    "Print the kernels specialized to the trace's sizes, as a run makes them for launches it repeats");
+  codegen->add_option("--sm-count", o.sm_count, "Multiprocessors of the device --specialize assumes (an H200's: 132)")
+      ->check(CLI::Range(1, 1024));
 
   try {
     app.parse(argc, argv);
