@@ -8,6 +8,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 export VF_CACHE_DIR=${VF_CACHE_DIR:-$(mktemp -d)}
+JOBS=${JOBS:-8}            # ctest's parallel tests: NVRTC compiles are CPU-bound, the GPU is shared
+LOG_DIR=${LOG_DIR:-.}      # where ctest.log and ctest_now.log go
+mkdir -p "$LOG_DIR"
 
 if [ ! -x "$BUILD_DIR/viewfuse" ]; then
   cmake -S . -B "$BUILD_DIR" -G Ninja >/dev/null && cmake --build "$BUILD_DIR" -j "$(nproc)" || exit 1
@@ -15,12 +18,13 @@ fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
 summary=()
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j 4 >ctest.log 2>&1
-rc=$?; tail -n 3 ctest.log; grep -E "Failed|\*\*\*" ctest.log | head -n 20
-summary+=("ctest: $(grep -E 'tests passed' ctest.log | tail -n 1)")
-VF_SPECIALIZE=now ctest --test-dir "$BUILD_DIR" --output-on-failure -j 4 >ctest_now.log 2>&1
-rc_now=$?; tail -n 3 ctest_now.log; grep -E "Failed|\*\*\*" ctest_now.log | head -n 20
-summary+=("ctest, VF_SPECIALIZE=now: $(grep -E 'tests passed' ctest_now.log | tail -n 1)")
+log=$LOG_DIR/ctest.log log_now=$LOG_DIR/ctest_now.log
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" >"$log" 2>&1
+rc=$?; tail -n 3 "$log"; grep -E "Failed|\*\*\*" "$log" | head -n 20
+summary+=("ctest: $(grep -E 'tests passed' "$log" | tail -n 1)")
+VF_SPECIALIZE=now ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" >"$log_now" 2>&1
+rc_now=$?; tail -n 3 "$log_now"; grep -E "Failed|\*\*\*" "$log_now" | head -n 20
+summary+=("ctest, VF_SPECIALIZE=now: $(grep -E 'tests passed' "$log_now" | tail -n 1)")
 [ $rc -eq 0 ] && rc=$rc_now
 
 pass=0; fail=0

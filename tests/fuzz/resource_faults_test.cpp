@@ -137,6 +137,7 @@ TEST(CpuDiskCache, DamagedOrMissing_Recompiles) {
   auto run_with_cache = [&](int64_t expect_compiles, int64_t expect_hits) {
     CpuBackendOptions options;
     options.cache_dir = dir.string();
+    options.specialize = SpecializeMode::Off;  // one entry per kernel, whatever VF_SPECIALIZE says
     auto backend = std::make_shared<CpuBackend>(options);
     CompiledFusion compiled(broadcast_exp(33), {}, backend);
     EXPECT_EQ(run_and_compare(compiled, Device::Cpu), "");
@@ -177,7 +178,8 @@ TEST(CudaDiskCache, DamagedOrMissing_Recompiles) {
   VF_TEST_REQUIRE_GPU();
   const fs::path dir = test::fresh_dir("vf_cuda_cache_faults");
   auto run_with_cache = [&](int64_t expect_compiles) {
-    auto backend = std::make_shared<CudaBackend>(0, dir);
+    // One entry per kernel, whatever VF_SPECIALIZE says.
+    auto backend = std::make_shared<CudaBackend>(0, dir, SpecializeMode::Off);
     CompiledFusion compiled(broadcast_exp(33), ExecutorOptions{Device::Cuda, false}, backend);
     EXPECT_EQ(run_and_compare(compiled, Device::Cuda), "");
     EXPECT_EQ(backend->compile_count(), expect_compiles);

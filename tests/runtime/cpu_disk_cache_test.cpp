@@ -50,6 +50,7 @@ std::shared_ptr<CpuBackend> backend_in(const fs::path& dir, const std::string& f
   CpuBackendOptions options;
   options.cache_dir = dir.string();
   if (!flags.empty()) options.flags = flags;
+  options.specialize = SpecializeMode::Off;  // one entry per kernel, whatever VF_SPECIALIZE says
   return std::make_shared<CpuBackend>(options);
 }
 
