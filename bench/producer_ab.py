@@ -8,9 +8,9 @@ difference from torch.compile in the same rounds, with the share of rounds it wa
   nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -o build-bench/producer_kernels.so bench/producer_kernels.cu
   python3 bench/producer_ab.py --kernels build-bench/producer_kernels.so [--rounds 400] [--passes 3]
 
-docs/performance.md ("Missed") has what it measured. The reference kernels write a fresh output per
-call, as torch.compile and viewfuse do; --offsets also runs them into one buffer at these byte
-offsets (the output's placement).
+docs/performance.md ("What moved them (sessions 11 and 12)") has what it measured. The reference
+kernels write a fresh output per call, as torch.compile and viewfuse do; --offsets also runs them
+into one buffer at these byte offsets (the output's placement).
 """
 
 from __future__ import annotations

@@ -4,12 +4,14 @@
 # without bookend, runs compute-sanitizer memcheck and racecheck over the examples, and prints a summary.
 # The tests, the examples and memcheck run a second time with VF_SPECIALIZE=now, so that every kernel
 # runs specialized to its sizes (codegen/specialize_kernel.h) against the same oracle.
+# Environment: BUILD_DIR (default build), JOBS (ctest's parallel tests, 8), LOG_DIR (where the ctest
+# logs go, .), VF_CACHE_DIR (default: a fresh temporary directory), VF_COMMIT (for the summary).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 export VF_CACHE_DIR=${VF_CACHE_DIR:-$(mktemp -d)}
-JOBS=${JOBS:-8}            # ctest's parallel tests: NVRTC compiles are CPU-bound, the GPU is shared
-LOG_DIR=${LOG_DIR:-.}      # where ctest.log and ctest_now.log go
+JOBS=${JOBS:-8}  # NVRTC compiles are CPU-bound; the tests share the one GPU
+LOG_DIR=${LOG_DIR:-.}
 mkdir -p "$LOG_DIR"
 
 if [ ! -x "$BUILD_DIR/viewfuse" ]; then
