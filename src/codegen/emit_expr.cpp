@@ -245,15 +245,7 @@ namespace {
 
 // A baked field's value in the packed block `block`, as a C constant of its type.
 std::string baked_value(const AbiField& f, const std::byte* block) {
-  int64_t v = 0;
-  if (f.type == AbiFieldType::I32) {
-    int32_t v32;
-    std::memcpy(&v32, block + f.offset, 4);
-    v = v32;
-  } else {
-    VF_INTERNAL_CHECK(f.type == AbiFieldType::I64, "a baked field of type ", static_cast<int>(f.type));
-    std::memcpy(&v, block + f.offset, 8);
-  }
+  const int64_t v = abi_int_field(f, block);
   if (v == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807LL - 1)";
   return std::to_string(v) + (f.type == AbiFieldType::I64 ? "LL" : "");
 }

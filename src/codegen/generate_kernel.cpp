@@ -233,15 +233,7 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
   }
   for (const AbiField& f : abi.fields) {
     if (f.kind != AbiFieldKind::Divider) continue;
-    const AbiField& size = abi.fields[static_cast<size_t>(f.a)];
-    int64_t n = 0;
-    if (size.type == AbiFieldType::I32) {
-      int32_t n32;
-      std::memcpy(&n32, base + size.offset, 4);
-      n = n32;
-    } else {
-      std::memcpy(&n, base + size.offset, 8);
-    }
+    const int64_t n = abi_int_field(abi.fields[static_cast<size_t>(f.a)], base);
     const uint64_t packed = divider_bits((n + f.b - 1) / f.b);
     std::memcpy(base + f.offset, &packed, 8);
   }

@@ -1,9 +1,12 @@
 // The argument block of a generated kernel: which fields it has, their C types and byte offsets.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
+#include "base/error.h"
 #include "ir/ir.h"
 #include "layout/layout.h"
 
@@ -39,6 +42,20 @@ struct AbiField {
   int64_t value = 0;    // Constant only
   uint32_t offset = 0;  // byte offset in the block (natural alignment, C struct rules)
 };
+
+// The value of integer field `f` (I32 or I64) in the packed argument block `block`.
+inline int64_t abi_int_field(const AbiField& f, const std::byte* block) {
+  if (f.type == AbiFieldType::I32) {
+    int32_t v;
+    std::memcpy(&v, block + f.offset, 4);
+    return v;
+  }
+  VF_INTERNAL_CHECK(f.type == AbiFieldType::I64, "field at offset ", f.offset, " of type ",
+                    static_cast<int>(f.type), " read as an integer");
+  int64_t v;
+  std::memcpy(&v, block + f.offset, 8);
+  return v;
+}
 
 // A chain of view ops from an input buffer that is a pure view (layout/view_algebra.h): the kernel
 // loads through the composed layout, whose strides and offset pack_launch derives from the input's

@@ -89,25 +89,14 @@ TEST(CodegenCuda, EveryGeneratedSource_CompilesToSm90Cubin) {
     SCOPED_TRACE("fusion " + std::to_string(i));
     GeneratedKernel k = generate_kernel(contiguous_spec(*fusions[i]), Target::Cuda);
     EXPECT_EQ(k.source.find("#include"), std::string::npos);
-    CompiledCuda compiled;
-    try {
-      compiled = nvrtc_compile(k.source, k.entry, 9, 0);
-    } catch (const DeviceError& e) {
-      ADD_FAILURE() << e.what() << "\n" << k.source;
-      continue;
-    }
-    EXPECT_TRUE(compiled.is_cubin);
-    EXPECT_EQ(compiled.arch, "sm_90");
-    ASSERT_GE(compiled.image.size(), 4u);
+    const std::optional<CompiledCuda> compiled = test::expect_sm90_cubin(k);
+    if (!compiled) continue;
+    EXPECT_EQ(compiled->arch, "sm_90");
+    ASSERT_GE(compiled->image.size(), 4u);
     const std::byte elf_magic[4] = {std::byte{0x7f}, std::byte{'E'}, std::byte{'L'}, std::byte{'F'}};
-    EXPECT_EQ(std::memcmp(compiled.image.data(), elf_magic, 4), 0) << "the CUBIN is not an ELF file";
+    EXPECT_EQ(std::memcmp(compiled->image.data(), elf_magic, 4), 0) << "the CUBIN is not an ELF file";
     // The kernel specialized to these sizes (codegen/specialize_kernel.h) compiles too.
-    const GeneratedKernel special = specialize_for_spec(k, contiguous_spec(*fusions[i]), 132);
-    try {
-      EXPECT_TRUE(nvrtc_compile(special.source, special.entry, 9, 0).is_cubin);
-    } catch (const DeviceError& e) {
-      ADD_FAILURE() << e.what() << "\n" << special.source;
-    }
+    test::expect_sm90_cubin(specialize_for_spec(k, contiguous_spec(*fusions[i]), 132));
   }
 }
 

@@ -279,12 +279,7 @@ TEST(CudaSchedule, SchedulesCompileWithNvrtc) {
     f.add_output(f.add(OpKind::Mul, {f.add(OpKind::Add, {x, x}), x}));
   });
   for (const auto& f : fusions) {
-    const GeneratedKernel k = generate_kernel(contiguous_spec(*f), Target::Cuda);
-    try {
-      EXPECT_TRUE(nvrtc_compile(k.source, k.entry, 9, 0).is_cubin);
-    } catch (const DeviceError& e) {
-      ADD_FAILURE() << e.what() << "\n" << k.source;
-    }
+    test::expect_sm90_cubin(generate_kernel(contiguous_spec(*f), Target::Cuda));
   }
 }
 

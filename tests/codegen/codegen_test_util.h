@@ -1,4 +1,5 @@
-// Helpers for codegen tests: tensors with chosen layouts, op and dtype lists, CUDA skips, CPU runs.
+// Helpers for codegen tests: tensors with chosen layouts, op and dtype lists, CUDA skips, CPU runs,
+// NVRTC compiles.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,9 +9,12 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "base/error.h"
 #include "base/half.h"
+#include "codegen/generate_kernel.h"
 #include "codegen/kernel_spec.h"
 #include "ir/ir.h"
 #include "layout/host_tensor.h"
@@ -19,6 +23,7 @@
 #include "runtime/cpu_backend.h"
 #include "runtime/cuda_api.h"
 #include "runtime/cuda_device.h"
+#include "runtime/nvrtc_compiler.h"
 #include "test_support.h"
 
 namespace vf::test {
@@ -39,6 +44,19 @@ inline constexpr std::array<DType, 4> kFloatDTypes = {DType::Float16, DType::BFl
 inline constexpr std::array<DType, 10> kAllDTypes = {DType::Bool,    DType::UInt8,    DType::Int8,    DType::Int16,
                                                      DType::Int32,   DType::Int64,    DType::Float16, DType::BFloat16,
                                                      DType::Float32, DType::Float64};
+
+// Compiles `k` for sm_90 and returns the result; a compile error is a test failure that prints
+// NVRTC's message and the source, and gives nullopt.
+inline std::optional<CompiledCuda> expect_sm90_cubin(const GeneratedKernel& k) {
+  try {
+    CompiledCuda compiled = nvrtc_compile(k.source, k.entry, 9, 0);
+    EXPECT_TRUE(compiled.is_cubin) << k.entry << " compiled to " << compiled.arch;
+    return compiled;
+  } catch (const DeviceError& e) {
+    ADD_FAILURE() << e.what() << "\n" << k.source;
+    return std::nullopt;
+  }
+}
 
 // A spec with contiguous layouts for every tensor input and output of `f`.
 inline KernelSpec contiguous_spec(const Fusion& f) {

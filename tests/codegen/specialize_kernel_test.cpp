@@ -97,12 +97,7 @@ TEST(SpecializeKernel, SpecializedSources_CompileToSm90Cubin) {
   for (const auto& [b, h, s, d] : {std::array<int64_t, 4>{2, 8, 64, 32}, {16, 32, 2048, 128}, {1, 3, 5, 7}}) {
     Producer p(b, h, s, d);
     const KernelSpec spec = test::contiguous_spec(p.fusion);
-    const GeneratedKernel special = specialize_for_spec(generate_kernel(spec, Target::Cuda), spec, 132);
-    try {
-      EXPECT_TRUE(nvrtc_compile(special.source, special.entry, 9, 0).is_cubin);
-    } catch (const DeviceError& e) {
-      ADD_FAILURE() << e.what() << "\n" << special.source;
-    }
+    test::expect_sm90_cubin(specialize_for_spec(generate_kernel(spec, Target::Cuda), spec, 132));
   }
 }
 

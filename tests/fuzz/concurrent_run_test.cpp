@@ -1,5 +1,6 @@
-// Compiled fusions run from 8 threads at once: plans, compiles on first use and launches race, and
-// every result still equals the reference's. The CPU backend always; CUDA where a GPU is present.
+// Compiled fusions run from 8 threads at once: plans, compiles on first use, size specializations
+// and launches race, and every result still equals the reference's. The CPU backend always; CUDA
+// where a GPU is present.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -130,6 +131,23 @@ TEST(ConcurrentRuns, CpuBackend8Threads_MatchReference) {
   CpuBackendOptions options;
   options.inline_extent = 64;  // the thread pool is shared by the 8 callers too
   run_concurrently(std::make_shared<CpuBackend>(options), Device::Cpu);
+}
+
+// The same with kernels specialized in the background after their second launch: the callers race
+// the specializing threads and launches switch kernels while others run. The first pass compiles
+// the specialized kernels (its fusions' destruction waits for them); in the second, fresh prepared
+// kernels find them in the backend's module cache and switch sooner.
+TEST(ConcurrentRuns, CpuBackendSpecializing8Threads_MatchReference) {
+  CpuBackendOptions options;
+  options.inline_extent = 64;
+  options.specialize = SpecializeMode::Background;
+  auto backend = std::make_shared<CpuBackend>(options);
+  const SpecializeStats& stats = backend->specialize_stats();
+  run_concurrently(backend, Device::Cpu);
+  EXPECT_GT(stats.made.load(), 0);
+  run_concurrently(backend, Device::Cpu);
+  EXPECT_GT(stats.launches.load(), 0);
+  EXPECT_EQ(stats.failures.load(), 0);
 }
 
 TEST(ConcurrentRuns, CudaBackend8Threads_MatchReference) {

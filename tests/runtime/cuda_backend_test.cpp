@@ -111,17 +111,22 @@ TEST(CudaBackend, DumpKernels_WritesSource) {
   fs::remove_all(dir);
 }
 
-// out = a * 0.5 + b over bf16 [rows, 256]: a vector nest, whose blocks cover [64, 256] exactly.
+// out = a * 0.5 + b over bf16 [rows, 256], into `fusion`.
+void build_scale_add(Fusion& fusion, int64_t rows) {
+  Value* a = fusion.add_tensor_input("a", DType::BFloat16, {rows, 256});
+  Value* b = fusion.add_tensor_input("b", DType::BFloat16, {rows, 256});
+  Value* half = fusion.add_constant(Scalar::from_float(0.5));
+  fusion.add_output(fusion.add(OpKind::Add, {fusion.add(OpKind::Mul, {a, half}), b}));
+}
+
+// The scale-add at [64, 256]: a vector nest, whose blocks cover it exactly.
 struct ScaleAdd {
   Fusion fusion;
   KernelSpec spec;
   ScaleAdd() {
-    Value* a = fusion.add_tensor_input("a", DType::BFloat16, {64, 256});
-    Value* b = fusion.add_tensor_input("b", DType::BFloat16, {64, 256});
-    Value* half = fusion.add_constant(Scalar::from_float(0.5));
-    fusion.add_output(fusion.add(OpKind::Add, {fusion.add(OpKind::Mul, {a, half}), b}));
-    spec = KernelSpec{&fusion, {Layout::contiguous({64, 256}), Layout::contiguous({64, 256})},
-                      {Layout::contiguous({64, 256})}};
+    build_scale_add(fusion, 64);
+    const Layout layout = Layout::contiguous({64, 256});
+    spec = KernelSpec{&fusion, {layout, layout}, {layout}};
   }
 };
 
@@ -137,9 +142,7 @@ void expect_scale_add(const PreparedKernel& kernel, int64_t rows) {
   }
   // The reference runs the program at this launch's size.
   Fusion sized;
-  Value* a = sized.add_tensor_input("a", DType::BFloat16, {rows, 256});
-  Value* b = sized.add_tensor_input("b", DType::BFloat16, {rows, 256});
-  sized.add_output(sized.add(OpKind::Add, {sized.add(OpKind::Mul, {a, sized.add_constant(Scalar::from_float(0.5))}), b}));
+  build_scale_add(sized, rows);
   const std::vector<HostTensor> expected = run_reference(sized, {host[0], host[1]});
   const int64_t bytes = rows * 256 * 2;
   DeviceBuffer da(bytes), db(bytes), dout(bytes);
@@ -156,50 +159,53 @@ void expect_scale_add(const PreparedKernel& kernel, int64_t rows) {
   for (int64_t k = 0; k < rows * 256; ++k) ASSERT_EQ(got[k], want[k]) << "rows " << rows << ", at " << k;
 }
 
+// ScaleAdd's kernel prepared on a CUDA backend without a disk cache, specializing in `mode`.
+struct ScaleAddKernel {
+  ScaleAdd program;
+  CudaBackend backend;
+  std::shared_ptr<const PreparedKernel> kernel;
+  explicit ScaleAddKernel(SpecializeMode mode) : backend(0, fs::path(), mode), kernel(backend.prepare(program.spec)) {}
+  const SpecializeStats& stats() const { return backend.specialize_stats(); }
+};
+
 TEST(CudaSpecialize, NowMode_FirstLaunchSpecializedAndOtherSizesGeneric) {
   VF_TEST_REQUIRE_GPU_AND_NVRTC();
-  ScaleAdd program;
-  CudaBackend backend(0, fs::path(), SpecializeMode::Now);
-  std::shared_ptr<const PreparedKernel> kernel = backend.prepare(program.spec);
-  expect_scale_add(*kernel, 64);
-  EXPECT_EQ(backend.specialize_stats().made.load(), 1);
-  EXPECT_EQ(backend.specialize_stats().launches.load(), 1);
-  EXPECT_EQ(backend.compile_count(), 1);
-  EXPECT_EQ(backend.specialize_stats().compiled.load(), 1);
+  ScaleAddKernel k(SpecializeMode::Now);
+  expect_scale_add(*k.kernel, 64);
+  EXPECT_EQ(k.stats().made.load(), 1);
+  EXPECT_EQ(k.stats().launches.load(), 1);
+  EXPECT_EQ(k.backend.compile_count(), 1);
+  EXPECT_EQ(k.stats().compiled.load(), 1);
   // Another size of the same layout class: the generic kernel, no compile.
-  expect_scale_add(*kernel, 40);
-  expect_scale_add(*kernel, 3);
-  EXPECT_EQ(backend.specialize_stats().launches.load(), 1);
-  EXPECT_EQ(backend.compile_count(), 1);
-  EXPECT_EQ(backend.specialize_stats().made.load(), 1);
-  expect_scale_add(*kernel, 64);
-  EXPECT_EQ(backend.specialize_stats().launches.load(), 2);
+  expect_scale_add(*k.kernel, 40);
+  expect_scale_add(*k.kernel, 3);
+  EXPECT_EQ(k.stats().launches.load(), 1);
+  EXPECT_EQ(k.backend.compile_count(), 1);
+  EXPECT_EQ(k.stats().made.load(), 1);
+  expect_scale_add(*k.kernel, 64);
+  EXPECT_EQ(k.stats().launches.load(), 2);
 }
 
 TEST(CudaSpecialize, BackgroundMode_SecondLaunchSpecializesWhileGenericRuns) {
   VF_TEST_REQUIRE_GPU_AND_NVRTC();
-  ScaleAdd program;
-  CudaBackend backend(0, fs::path(), SpecializeMode::Background);
-  std::shared_ptr<const PreparedKernel> kernel = backend.prepare(program.spec);
-  expect_scale_add(*kernel, 64);
-  EXPECT_EQ(backend.specialize_stats().made.load(), 0);
-  expect_scale_add(*kernel, 64);  // starts the specialization
-  for (int i = 0; i < 600 && backend.specialize_stats().made.load() == 0; ++i) usleep(50 * 1000);
-  ASSERT_EQ(backend.specialize_stats().made.load(), 1) << "no specialized kernel after 30 s";
-  expect_scale_add(*kernel, 64);
-  EXPECT_EQ(backend.specialize_stats().launches.load(), 1);
-  EXPECT_EQ(backend.specialize_stats().failures.load(), 0);
-  EXPECT_EQ(backend.compile_count(), 1);
+  ScaleAddKernel k(SpecializeMode::Background);
+  expect_scale_add(*k.kernel, 64);
+  EXPECT_EQ(k.stats().made.load(), 0);
+  expect_scale_add(*k.kernel, 64);  // starts the specialization
+  for (int i = 0; i < 600 && k.stats().made.load() == 0; ++i) usleep(50 * 1000);
+  ASSERT_EQ(k.stats().made.load(), 1) << "no specialized kernel after 30 s";
+  expect_scale_add(*k.kernel, 64);
+  EXPECT_EQ(k.stats().launches.load(), 1);
+  EXPECT_EQ(k.stats().failures.load(), 0);
+  EXPECT_EQ(k.backend.compile_count(), 1);
 }
 
 TEST(CudaSpecialize, OffMode_NeverSpecializes) {
   VF_TEST_REQUIRE_GPU_AND_NVRTC();
-  ScaleAdd program;
-  CudaBackend backend(0, fs::path(), SpecializeMode::Off);
-  std::shared_ptr<const PreparedKernel> kernel = backend.prepare(program.spec);
-  for (int i = 0; i < 3; ++i) expect_scale_add(*kernel, 64);
-  EXPECT_EQ(backend.specialize_stats().made.load(), 0);
-  EXPECT_EQ(backend.specialize_stats().launches.load(), 0);
+  ScaleAddKernel k(SpecializeMode::Off);
+  for (int i = 0; i < 3; ++i) expect_scale_add(*k.kernel, 64);
+  EXPECT_EQ(k.stats().made.load(), 0);
+  EXPECT_EQ(k.stats().launches.load(), 0);
 }
 
 }  // namespace
