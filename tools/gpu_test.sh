@@ -20,13 +20,17 @@ fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
 summary=()
-log=$LOG_DIR/ctest.log log_now=$LOG_DIR/ctest_now.log
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" >"$log" 2>&1
-rc=$?; tail -n 3 "$log"; grep -E "Failed|\*\*\*" "$log" | head -n 20
-summary+=("ctest: $(grep -E 'tests passed' "$log" | tail -n 1)")
-VF_SPECIALIZE=now ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" >"$log_now" 2>&1
-rc_now=$?; tail -n 3 "$log_now"; grep -E "Failed|\*\*\*" "$log_now" | head -n 20
-summary+=("ctest, VF_SPECIALIZE=now: $(grep -E 'tests passed' "$log_now" | tail -n 1)")
+# run_ctest LABEL LOG [VAR=VALUE...]: the whole suite with that environment; its status is ctest's.
+run_ctest() {
+  local label=$1 log=$2; shift 2
+  env "$@" ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" >"$log" 2>&1
+  local code=$?
+  tail -n 3 "$log"; grep -E "Failed|\*\*\*" "$log" | head -n 20
+  summary+=("$label: $(grep -E 'tests passed' "$log" | tail -n 1)")
+  return $code
+}
+run_ctest ctest "$LOG_DIR/ctest.log"; rc=$?
+run_ctest "ctest, VF_SPECIALIZE=now" "$LOG_DIR/ctest_now.log" VF_SPECIALIZE=now; rc_now=$?
 [ $rc -eq 0 ] && rc=$rc_now
 
 pass=0; fail=0
