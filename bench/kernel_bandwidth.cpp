@@ -171,7 +171,7 @@ std::vector<Arg> upload(const std::vector<HostArg>& host) {
 bool check(const Case& c, const std::shared_ptr<Backend>& backend, std::string& detail) {
   auto fusion = std::make_shared<const Fusion>(read_trace(c.trace(true), c.name));
   const std::vector<HostArg> host = random_inputs(*fusion, 7);
-  CompiledFusion reference(fusion, ExecutorOptions{Device::Cpu, false}, nullptr);
+  CompiledFusion reference(fusion, ExecutorOptions{.device = Device::Cpu}, nullptr);
   std::vector<Arg> host_args;
   for (const HostArg& a : host) {
     if (const HostTensor* t = std::get_if<HostTensor>(&a))
@@ -180,7 +180,7 @@ bool check(const Case& c, const std::shared_ptr<Backend>& backend, std::string& 
       host_args.push_back(std::get<Scalar>(a));
   }
   const std::vector<Tensor> expected = reference.run(host_args);
-  CompiledFusion gpu(fusion, ExecutorOptions{Device::Cuda, false}, backend);
+  CompiledFusion gpu(fusion, ExecutorOptions{.device = Device::Cuda}, backend);
   const std::vector<Tensor> actual = gpu.run(upload(host));
   for (size_t o = 0; o < expected.size(); ++o) {
     const HostTensor e = host_copy(expected[o]);
@@ -271,7 +271,7 @@ int run(int argc, char** argv) {
     }
     auto fusion = std::make_shared<const Fusion>(read_trace(c.trace(false), c.name));
     const std::vector<Arg> args = upload(random_inputs(*fusion, 11));
-    CompiledFusion compiled(fusion, ExecutorOptions{Device::Cuda, false}, backend);
+    CompiledFusion compiled(fusion, ExecutorOptions{.device = Device::Cuda}, backend);
     const Plan& plan = compiled.plan_for(args);
     const Segment* kernel = nullptr;
     int kernels = 0;

@@ -66,7 +66,7 @@ CompiledFusion& Runner::compiled(const std::vector<Arg>& args, const CallInfo& i
     auto fusion = std::make_shared<const Fusion>(read_trace(text, "<fusion>"));
     ExecutorOptions options;
     options.device = info.device;
-    options.bookend = bookend_;
+    options.plan = plan_options_;
     auto cf = std::make_shared<CompiledFusion>(std::move(fusion), options, backend_for(info.device, info.device_id));
     it = cache_.emplace(info.key, std::move(cf)).first;
   }

@@ -18,8 +18,8 @@ class Runner {
  public:
   // `builder(shapes, dtypes)` returns the trace text of the fusion for one input signature:
   // shapes is a list with a tuple per tensor input (None for numbers), dtypes a list of dtype
-  // names (or scalar kinds). `bookend` is ExecutorOptions::bookend.
-  Runner(nb::object builder, bool bookend) : builder_(std::move(builder)), bookend_(bookend) {}
+  // names (or scalar kinds). `bookend` is PlanOptions::bookend.
+  Runner(nb::object builder, bool bookend) : builder_(std::move(builder)) { plan_options_.bookend = bookend; }
 
   // Runs on the inputs and returns the outputs (a list).
   nb::list run(nb::handle inputs);
@@ -30,14 +30,14 @@ class Runner {
   std::string trace(nb::handle inputs);
   // Number of input signatures compiled so far.
   size_t cache_size() const { return cache_.size(); }
-  bool bookend() const { return bookend_; }
+  bool bookend() const { return plan_options_.bookend; }
 
  private:
   CompiledFusion& compiled(const std::vector<Arg>& args, const CallInfo& info);
   std::vector<Arg> wrap(nb::handle inputs, CallInfo& info);
 
   nb::object builder_;
-  bool bookend_;
+  PlanOptions plan_options_;  // of every fusion it compiles
   std::map<std::vector<int64_t>, std::shared_ptr<CompiledFusion>> cache_;
   std::vector<int64_t> last_key_;
   CompiledFusion* last_ = nullptr;

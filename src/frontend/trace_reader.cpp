@@ -2,6 +2,8 @@
 // comments, lowers each call through lower_call and checks result annotations.
 #include "frontend/trace_reader.h"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -129,6 +131,11 @@ class Reader {
       def_at = i;
     }
     headless_ = def_at == stmts.size();
+    if (headless_ && std::all_of(stmts.begin(), stmts.end(), [](const Stmt& s) {
+          return s.kind == Stmt::Kind::Skip || s.kind == Stmt::Kind::Comment;
+        }))
+      scope_.fail(1, 1, "expected a function 'def NAME(ARGS):' (or a trace's statements), found ",
+                  stmts.empty() ? "an empty trace" : "only comments");
     size_t body = 0;
     if (!headless_) {
       for (size_t i = 0; i < def_at; ++i)

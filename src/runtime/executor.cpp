@@ -242,9 +242,7 @@ std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const s
   p->signature = layout_signature(args);
   std::vector<Layout> layouts;
   for (const Arg& a : args) layouts.push_back(std::holds_alternative<Tensor>(a) ? std::get<Tensor>(a).layout : Layout{});
-  PlanOptions plan_options;
-  plan_options.bookend = options_.bookend;
-  p->plan = plan_fusion(*fusion_, layouts, plan_options);
+  p->plan = plan_fusion(*fusion_, layouts, options_.plan);
   const Plan& plan = p->plan;
   const Fusion& planned = plan.planned(*fusion_);  // (the rewritten one, when reductions were split)
   const auto& inputs = planned.inputs();

@@ -16,7 +16,7 @@ namespace vf {
 
 struct ExecutorOptions {
   Device device = Device::Cpu;
-  bool bookend = false;
+  PlanOptions plan{};  // how each input-layout signature is planned (bookend, reductions)
 };
 
 // Per-call hooks for callers that own memory and streams (the Python package: PyTorch's caching

@@ -50,7 +50,7 @@ std::string explain_text(const Fusion& given, const Plan& plan) {
   const Fusion& fusion = plan.planned(given);
   std::ostringstream out;
   out << "plan: " << fusion.inputs().size() << " input(s), " << fusion.outputs().size() << " output(s), "
-      << fusion.nodes().size() << " op(s); bookend " << (plan.bookend ? "on" : "off") << "\n";
+      << fusion.nodes().size() << " op(s); bookend " << (plan.options.bookend ? "on" : "off") << "\n";
   if (!plan.rewrites.empty()) {
     out << "\nsplit reductions (each in two kernels: partials, then their reduction)\n";
     for (const std::string& r : plan.rewrites) out << "  " << r << "\n";
@@ -108,7 +108,7 @@ std::string explain_text(const Fusion& given, const Plan& plan) {
 nlohmann::json explain_json(const Fusion&, const Plan& plan) {
   using nlohmann::json;
   json j;
-  j["bookend"] = plan.bookend;
+  j["bookend"] = plan.options.bookend;
   if (!plan.rewrites.empty()) j["split_reductions"] = plan.rewrites;
   j["kernels"] = plan.kernel_count();
   j["allocated_bytes"] = plan.allocated_bytes;

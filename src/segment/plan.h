@@ -77,7 +77,7 @@ struct PlanOptions {
 };
 
 struct Plan {
-  bool bookend = false;
+  PlanOptions options;  // what it was planned with
   // The fusion planned, when planning rewrote the one given (split reductions); every Value and
   // Node of the plan is then one of its own. Its inputs and outputs match the given fusion's.
   std::shared_ptr<const Fusion> rewritten;

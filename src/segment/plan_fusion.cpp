@@ -55,7 +55,7 @@ class Planner {
       : fusion_(fusion), options_(options) {
     VF_INTERNAL_CHECK(input_layouts.size() == fusion.inputs().size(), "got ", input_layouts.size(),
                       " layouts for ", fusion.inputs().size(), " inputs");
-    plan_.bookend = options.bookend;
+    plan_.options = options;
     plan_.placement.resize(fusion.values().size());
     for (size_t i = 0; i < fusion.inputs().size(); ++i) {
       const Value* in = fusion.inputs()[i];

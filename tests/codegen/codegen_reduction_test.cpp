@@ -78,7 +78,7 @@ class ReductionKernels : public ::testing::TestWithParam<Device> {
 
   // Runs `f` on `inputs` and compares every output with the reference; returns the plan used.
   Plan check(std::shared_ptr<Fusion> f, const std::vector<HostArg>& inputs, int64_t terms) {
-    CompiledFusion compiled(f, ExecutorOptions{GetParam(), false}, backend_);
+    CompiledFusion compiled(f, ExecutorOptions{.device = GetParam()}, backend_);
     std::vector<Arg> args;
     for (const HostArg& a : inputs) {
       if (const HostTensor* t = std::get_if<HostTensor>(&a))
@@ -290,7 +290,7 @@ TEST_P(ReductionKernels, DivisionByRowResult_ZeroDividendsAndSpecialDivisors) {
     test::fill(xt, [&](int64_t k) { return v[k]; });
     check(f, {xt}, n);
     // The signs of the zeros, which compare_tensors does not look at.
-    CompiledFusion compiled(f, ExecutorOptions{GetParam(), false}, backend_);
+    CompiledFusion compiled(f, ExecutorOptions{.device = GetParam()}, backend_);
     const HostTensor out = host_copy(compiled.run({copy_to(to_tensor(xt), GetParam())})[0]);
     const HostTensor expected = run_reference(*f, {xt})[0];
     const std::vector<double> got = test::values(out), want = test::values(expected);
@@ -366,11 +366,11 @@ TEST_P(ReductionKernels, DivisionByRowMax_BitExactOverTheRange) {
     });
     check(f, {xt, zt}, 1);
     if (GetParam() == Device::Cuda && n % 4 == 0) {
-      const Plan plan = CompiledFusion(f, ExecutorOptions{Device::Cuda, false}, backend_).plan_for(
+      const Plan plan = CompiledFusion(f, ExecutorOptions{.device = Device::Cuda}, backend_).plan_for(
           {copy_to(to_tensor(xt), Device::Cuda), copy_to(to_tensor(zt), Device::Cuda)});
       EXPECT_THAT(generate_kernel(plan.segments.at(0).spec, Target::Cuda).source, HasSubstr("vf_div_r_fast("));
     }
-    CompiledFusion compiled(f, ExecutorOptions{GetParam(), false}, backend_);
+    CompiledFusion compiled(f, ExecutorOptions{.device = GetParam()}, backend_);
     const HostTensor out =
         host_copy(compiled.run({copy_to(to_tensor(xt), GetParam()), copy_to(to_tensor(zt), GetParam())})[0]);
     const std::vector<double> got = test::values(out), want = test::values(run_reference(*f, {xt, zt})[0]);

@@ -74,6 +74,8 @@ std::vector<BadTrace> bad_traces() {
       {"TwoFunctions", with_x("  return x\ndef g(x):\n  return x\n"), 4, 1, "second 'def g'"},
       {"NonAsciiByte", with_x("  y = prims.neg(x) \xc3\xa9\n  return y\n"), 3, 20, "unexpected byte 0xc3"},
       {"ScalarOutput", "def f(s):\n  # s: \"float\"\n  return s\n", 3, 10, "expected a tensor to return"},
+      {"EmptyTrace", "", 1, 1, "expected a function 'def NAME(ARGS):' (or a trace's statements), found an empty trace"},
+      {"OnlyComments", "# a comment\n\n  # x: \"cpu f32[2]\"\n", 1, 1, "found only comments"},
       {"ScalarTooStrong", "def f(x):\n  # x: \"cpu i32[2]\"\n  y = prims.add(x, 0.5)\n  return y\n", 3, 7,
        "a float number cannot combine with i32 tensors"},
   };

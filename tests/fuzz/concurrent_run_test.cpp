@@ -82,7 +82,7 @@ void run_concurrently(const std::shared_ptr<Backend>& backend, Device device) {
   std::vector<Case> cases = make_cases();
   std::vector<std::unique_ptr<CompiledFusion>> compiled;
   for (const Case& c : cases)
-    compiled.push_back(std::make_unique<CompiledFusion>(c.fusion, ExecutorOptions{device, false}, backend));
+    compiled.push_back(std::make_unique<CompiledFusion>(c.fusion, ExecutorOptions{.device = device}, backend));
   std::mutex errors_mutex;
   std::vector<std::string> errors;
   std::atomic<int> checked{0};

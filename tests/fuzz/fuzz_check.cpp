@@ -47,7 +47,7 @@ CheckResult run_once(const Fusion& fusion, const std::shared_ptr<const Fusion>& 
   const char* mode = bookend ? "bookend on" : "bookend off";
   std::vector<HostTensor> actual;
   try {
-    CompiledFusion compiled(shared, ExecutorOptions{target.device, bookend}, target.backend);
+    CompiledFusion compiled(shared, ExecutorOptions{.device = target.device, .plan = {.bookend = bookend}}, target.backend);
     std::vector<Arg> args;
     for (const HostArg& a : host_args) {
       if (const HostTensor* t = std::get_if<HostTensor>(&a))

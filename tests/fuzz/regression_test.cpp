@@ -53,7 +53,7 @@ TEST(FuzzRegressions, EachMatchesReference) {
       host_args.push_back(input_tensor(fusion->inputs()[i]->dtype, layouts[i], seed, i));
     const std::vector<HostTensor> expected = run_reference(*fusion, host_args);
     for (auto [bookend, backend] : {std::pair{false, generic}, {true, generic}, {false, specialized}}) {
-      CompiledFusion compiled(fusion, ExecutorOptions{Device::Cpu, bookend}, backend);
+      CompiledFusion compiled(fusion, ExecutorOptions{.device = Device::Cpu, .plan = {.bookend = bookend}}, backend);
       std::vector<Arg> args;
       for (const HostArg& a : host_args) args.push_back(to_tensor(std::get<HostTensor>(a)));
       const std::vector<Tensor> outs = compiled.run(args);

@@ -73,7 +73,7 @@ TEST(HostMemory, TooLargeOutput_DeviceErrorNoLeakThenUsable) {
 TEST(DeviceMemory, TooLargeOutput_DeviceErrorNoLeakThenUsable) {
   VF_TEST_REQUIRE_GPU();
   auto backend = std::make_shared<CudaBackend>(0, fs::path());
-  CompiledFusion compiled(broadcast_exp(kHuge), ExecutorOptions{Device::Cuda, false}, backend);
+  CompiledFusion compiled(broadcast_exp(kHuge), ExecutorOptions{.device = Device::Cuda}, backend);
   Tensor x = allocate_tensor(Device::Cuda, DType::Float32, Layout::contiguous({kHuge}), kHuge * 4);
   const int64_t live_before = cuda_live_bytes();
   try {
@@ -84,7 +84,7 @@ TEST(DeviceMemory, TooLargeOutput_DeviceErrorNoLeakThenUsable) {
   }
   EXPECT_EQ(cuda_live_bytes(), live_before);
   // The same backend (its kernel now compiled) keeps working.
-  CompiledFusion ok(broadcast_exp(300), ExecutorOptions{Device::Cuda, false}, backend);
+  CompiledFusion ok(broadcast_exp(300), ExecutorOptions{.device = Device::Cuda}, backend);
   EXPECT_EQ(run_and_compare(ok, Device::Cuda), "");
 }
 
@@ -95,7 +95,7 @@ TEST(CudaDiskCache, UnusableDirectory_CompilesAndRuns) {
   const fs::path file = test::fresh_dir("vf_cache_file");
   std::ofstream(file) << "not a directory";
   auto backend = std::make_shared<CudaBackend>(0, file / "cache");
-  CompiledFusion compiled(broadcast_exp(33), ExecutorOptions{Device::Cuda, false}, backend);
+  CompiledFusion compiled(broadcast_exp(33), ExecutorOptions{.device = Device::Cuda}, backend);
   EXPECT_EQ(run_and_compare(compiled, Device::Cuda), "");
   EXPECT_EQ(backend->compile_count(), 1);
   EXPECT_GE(backend->kernel_cache().disk_cache().stats().write_failures, 1);
@@ -180,7 +180,7 @@ TEST(CudaDiskCache, DamagedOrMissing_Recompiles) {
   auto run_with_cache = [&](int64_t expect_compiles) {
     // One entry per kernel, whatever VF_SPECIALIZE says.
     auto backend = std::make_shared<CudaBackend>(0, dir, SpecializeMode::Off);
-    CompiledFusion compiled(broadcast_exp(33), ExecutorOptions{Device::Cuda, false}, backend);
+    CompiledFusion compiled(broadcast_exp(33), ExecutorOptions{.device = Device::Cuda}, backend);
     EXPECT_EQ(run_and_compare(compiled, Device::Cuda), "");
     EXPECT_EQ(backend->compile_count(), expect_compiles);
     EXPECT_EQ(backend->kernel_cache().disk_hits(), 1 - expect_compiles);

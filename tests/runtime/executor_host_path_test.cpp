@@ -218,7 +218,7 @@ TEST(ExecutorHostPath, PlanWithTwoKernels_CompilesThemInParallel) {
       read_trace_file(std::string(VF_SOURCE_DIR) + "/tests/segment/golden/compute_then_merge_heads.py"));
   auto backend = std::make_shared<RendezvousBackend>(2);
   ExecutorOptions options;
-  options.bookend = true;  // two kernel segments (tests/segment/plan_test.cpp)
+  options.plan.bookend = true;  // two kernel segments (tests/segment/plan_test.cpp)
   CompiledFusion compiled(fusion, options, backend);
   std::vector<Arg> args = to_args(random_inputs(*fusion, 1));
   EXPECT_EQ(compiled.plan_for(args).kernel_count(), 2);

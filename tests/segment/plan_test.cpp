@@ -108,7 +108,7 @@ TEST(PlanMeasurement, EveryExample_AllocationsMatchPlanWithAndWithoutBookend) {
       std::vector<HostTensor> expected = run_reference(*fusion, host_args);
       for (bool bookend : {false, true}) {
         SCOPED_TRACE(e.path().string() + (bookend ? " with bookend" : ""));
-        CompiledFusion compiled(fusion, ExecutorOptions{Device::Cpu, bookend}, backend);
+        CompiledFusion compiled(fusion, ExecutorOptions{.device = Device::Cpu, .plan = {.bookend = bookend}}, backend);
         const Plan& plan = compiled.plan_for(args);
         const bool host_segments = std::any_of(plan.segments.begin(), plan.segments.end(),
                                                [](const Segment& s) { return s.kind == SegmentKind::Host; });

@@ -69,6 +69,15 @@ TEST(Cli, MalformedTrace_ExitsTwoWithFileLineColumn) {
   EXPECT_THAT(r.output, HasSubstr("nosuchop"));
 }
 
+TEST(Cli, EmptyTrace_ExitsTwoAtLineOne) {
+  fs::path p = write_temp("vf_cli_empty.py", "");
+  for (const char* command : {"run ", "explain ", "codegen "}) {
+    Result r = run_tool(command + p.string());
+    EXPECT_EQ(r.status, 2) << command << r.output;
+    EXPECT_THAT(r.output, HasSubstr(p.string() + ":1:1: error: expected a function"));
+  }
+}
+
 TEST(Cli, MissingFile_ExitsTwo) {
   Result r = run_tool("explain /nonexistent/trace.py");
   EXPECT_EQ(r.status, 2) << r.output;

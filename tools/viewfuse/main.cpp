@@ -35,7 +35,7 @@ int run_command(const RunOptions& o) {
   auto fusion = std::make_shared<vf::Fusion>(vf::read_trace_file(o.trace));
   const vf::Device device = o.device == "cuda" ? vf::Device::Cuda : vf::Device::Cpu;
   std::vector<vf::HostArg> host_args = vf::random_inputs(*fusion, o.seed);
-  vf::ExecutorOptions options{device, o.bookend};
+  vf::ExecutorOptions options{.device = device, .plan = {.bookend = o.bookend}};
   vf::CompiledFusion compiled(fusion, options, vf::tool::make_backend(device));
   std::vector<vf::Arg> args = vf::tool::upload(host_args, device);
   vf::ExecutionStats stats;
