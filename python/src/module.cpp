@@ -4,6 +4,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "base/error.h"
+#include "frontend/lower_call.h"
 #include "frontend/trace_reader.h"
 #include "ir/print_trace.h"
 #include "runner.h"
@@ -22,6 +23,32 @@ nb::list op_table() {
                             vf::op_num_outputs(vf::OpKind::name)));
 #include "ir/ops.def"
 #undef VF_OP
+  return out;
+}
+
+// {"dtypes": [(long name, short name, bytes)] in DType order, "aliases": {alias: long name}}: the
+// dtype names the trace reader knows (base/dtype.h).
+nb::dict dtype_table() {
+  nb::list dtypes;
+  for (int i = 0; i < vf::kNumDTypes; ++i) {
+    const auto d = static_cast<vf::DType>(i);
+    dtypes.append(nb::make_tuple(std::string(vf::dtype_long_name(d)), std::string(vf::dtype_short_name(d)),
+                                 vf::dtype_size(d)));
+  }
+  nb::dict aliases;
+  for (const vf::DTypeAlias& a : vf::dtype_aliases())
+    aliases[nb::str(a.name.data(), a.name.size())] = std::string(vf::dtype_long_name(a.dtype));
+  nb::dict d;
+  d["dtypes"] = dtypes;
+  d["aliases"] = aliases;
+  return d;
+}
+
+// [(name, callee)] for every torch-level spelling the trace reader accepts (frontend/lower_call.h).
+nb::list torch_spellings() {
+  nb::list out;
+  for (const vf::TorchSpelling& s : vf::torch_spellings())
+    out.append(nb::make_tuple(std::string(s.name), s.callee));
   return out;
 }
 
@@ -61,6 +88,8 @@ NB_MODULE(_viewfuse, m) {
   static nb::exception<vf::InternalError> internal_error(m, "InternalError", error);
 
   m.def("op_table", &op_table);
+  m.def("dtype_table", &dtype_table);
+  m.def("torch_spellings", &torch_spellings);
   m.def("describe_trace", &describe_trace, nb::arg("text"), nb::arg("filename") = "<trace>");
   m.def("torch_path_status", [] {
     auto [fast, reason] = vf::py::torch_path_status();

@@ -175,3 +175,50 @@ def test_output_memory_is_released_when_the_output_dies(device):
         before = torch.cuda.memory_allocated()
         del out, storage
         assert torch.cuda.memory_allocated() == before - (1 << 18)
+
+
+def test_torch_int_dtype_is_int32_in_the_api_and_in_traces():
+    # torch.int is int32 in PyTorch; the Python API and the trace reader share the core's dtype table.
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3) * 1.5
+    with vf.FusionDefinition() as fd:
+        a = fd.define_tensor([2, 3], dtype=torch.float32)
+        fd.add_output(fd.ops.convert_element_type(a, torch.int))
+    (out,) = fd.execute([x])
+    assert out.dtype == torch.int32 and torch.equal(out, x.to(torch.int))
+    with vf.FusionDefinition() as fd:
+        a = fd.define_tensor([2, 3], dtype=torch.int)
+        fd.add_output(fd.ops.neg(a))
+    (out,) = fd.execute([x.to(torch.int32)])
+    assert out.dtype == torch.int32
+    trace = 'def f(x):\n  # x: "cpu f32[2, 3]"\n  y = prims.convert_element_type(x, torch.int)\n  return y\n'
+    (out,) = vf.from_trace(trace).execute([x])
+    assert out.dtype == torch.int32 and torch.equal(out, x.to(torch.int))
+
+
+def test_dtype_names_come_from_the_core_table():
+    from viewfuse import _dtypes, _viewfuse
+
+    table = _viewfuse.dtype_table()
+    assert [long for long, _, _ in table["dtypes"]] == list(_dtypes.LONG_TO_SHORT)
+    for alias, long in table["aliases"].items():
+        assert _dtypes.long_name(alias) == long
+        trace = f'def f(x):\n  # x: "cpu f32[2]"\n  y = prims.convert_element_type(x, torch.{alias})\n  return y\n'
+        (_, dtype, _), = _viewfuse.describe_trace(trace)["outputs"]
+        assert dtype == long
+    for name, long in (("float32", "float32"), (torch.float32, "float32"), ("f32", "float32"), (torch.int, "int32"),
+                       (torch.long, "int64"), (torch.half, "float16"), (np.dtype("int16"), "int16")):
+        assert _dtypes.long_name(name) == long
+
+
+def test_torch_spellings_come_from_the_trace_reader():
+    from viewfuse import _viewfuse
+
+    spellings = dict(_viewfuse.torch_spellings())
+    assert spellings["permute"] == "torch.permute" and "flatten" in spellings
+    with vf.FusionDefinition() as fd:
+        x = fd.define_tensor([2, 3])
+        for name in spellings:
+            assert hasattr(fd.ops, name), name
+        fd.add_output(fd.ops.flatten(x))
+    (out,) = fd.execute([torch.ones(2, 3)])
+    assert out.shape == (6,)

@@ -1,14 +1,15 @@
-"""Dtype names: torch dtypes, numpy dtypes and strings to viewfuse's long and short names."""
+"""Dtype names: torch dtypes, numpy dtypes and strings to viewfuse's long and short names.
 
-LONG_TO_SHORT = {
-    "bool": "b8", "uint8": "ui8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
-}
-_ALIASES = {
-    "float": "float32", "double": "float64", "half": "float16", "int": "int32", "long": "int64",
-    "short": "int16", "bool8": "bool", "b8": "bool", "ui8": "uint8", "i8": "int8", "i16": "int16",
-    "i32": "int32", "i64": "int64", "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
-}
+The names come from the C++ core's table (base/dtype.h, through _viewfuse.dtype_table), the one the
+trace reader uses, so `torch.int` means int32 on both sides.
+"""
+
+from . import _viewfuse
+
+_TABLE = _viewfuse.dtype_table()
+LONG_TO_SHORT = {long: short for long, short, _ in _TABLE["dtypes"]}
+# Every other accepted name: the core's aliases (torch.int, torch.half, ...) and the short names.
+_ALIASES = {**_TABLE["aliases"], **{short: long for long, short in LONG_TO_SHORT.items()}}
 SCALAR_KINDS = {"bool", "int", "float"}
 
 

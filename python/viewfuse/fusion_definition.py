@@ -11,8 +11,9 @@ from ._trace_text import literal
 
 # Prim names (ops.def) and how many results each gives.
 _PRIMS = {name: outputs for name, _category, outputs in _viewfuse.op_table()}
-# torch spellings the trace reader accepts besides the prims, written as torch.<name>(...).
-_TORCH_SPELLINGS = ("permute", "view", "expand", "unsqueeze", "flatten")
+# The torch spellings the trace reader accepts besides the prims, and how a trace calls each
+# (torch.<name>); a prim of the same name (reshape, transpose, squeeze, cat) takes precedence.
+_TORCH_SPELLINGS = {name: callee for name, callee in _viewfuse.torch_spellings() if name not in _PRIMS}
 
 
 class Value:
@@ -57,7 +58,7 @@ class _Ops:
         if name in _PRIMS:
             callee, outputs = "prims." + name, _PRIMS[name]
         elif name in _TORCH_SPELLINGS:
-            callee, outputs = "torch." + name, 1
+            callee, outputs = _TORCH_SPELLINGS[name], 1
         else:
             raise AttributeError(f"viewfuse has no op '{name}' (ops: {', '.join(sorted(self.names()))})")
         fd = self._fd

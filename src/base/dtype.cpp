@@ -16,7 +16,14 @@ constexpr std::array<DTypeInfo, kNumDTypes> kInfo = {{
 #undef VF_DTYPE_INFO
 }};
 const DTypeInfo& info(DType d) { return kInfo[static_cast<size_t>(d)]; }
+
+constexpr DTypeAlias kAliases[] = {
+    {"bool8", DType::Bool},    {"half", DType::Float16}, {"float", DType::Float32}, {"double", DType::Float64},
+    {"short", DType::Int16},   {"int", DType::Int32},    {"long", DType::Int64},
+};
 }  // namespace
+
+std::span<const DTypeAlias> dtype_aliases() { return kAliases; }
 
 int64_t dtype_size(DType d) { return info(d).size; }
 std::string_view dtype_short_name(DType d) { return info(d).short_name; }
@@ -29,17 +36,12 @@ std::optional<DType> dtype_from_short_name(std::string_view name) {
 }
 
 std::optional<DType> dtype_from_long_name(std::string_view name) {
-  // Thunder spells some dtypes with a trailing underscore (int8_, float32_) for the strong variant.
+  // Thunder spells the weak variant of a dtype with a trailing underscore (int8_, float32_).
   if (!name.empty() && name.back() == '_') name.remove_suffix(1);
   for (size_t i = 0; i < kInfo.size(); ++i)
     if (kInfo[i].long_name == name) return static_cast<DType>(i);
-  if (name == "bool8") return DType::Bool;
-  if (name == "half") return DType::Float16;
-  if (name == "float") return DType::Float32;
-  if (name == "double") return DType::Float64;
-  if (name == "int" || name == "long") return DType::Int64;
-  if (name == "short") return DType::Int16;
-  if (name == "uint8") return DType::UInt8;
+  for (const DTypeAlias& a : kAliases)
+    if (a.name == name) return a.dtype;
   return std::nullopt;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace vf {
@@ -34,8 +35,17 @@ std::string_view dtype_short_name(DType dtype);
 // The name after `dtypes.` in traces and in torch: "float32", "bfloat16", "bool".
 std::string_view dtype_long_name(DType dtype);
 std::optional<DType> dtype_from_short_name(std::string_view name);
-// Accepts Thunder's `dtypes.X` names, including the aliases float, int, half, bool8, int8_, ...
+// A long name, a Thunder weak variant (a trailing underscore: `float32_`) or an alias (below):
+// what follows `dtypes.` or `torch.` in a trace.
 std::optional<DType> dtype_from_long_name(std::string_view name);
+
+// Other names of dtypes: PyTorch's (torch.half, torch.float, torch.double, torch.short, torch.int,
+// torch.long) and Thunder's bool8. The Python package reads this table too (_viewfuse.dtype_table).
+struct DTypeAlias {
+  std::string_view name;
+  DType dtype;
+};
+std::span<const DTypeAlias> dtype_aliases();
 
 inline bool is_bool(DType d) { return d == DType::Bool; }
 inline bool is_floating(DType d) {

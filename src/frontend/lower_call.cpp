@@ -5,7 +5,7 @@
 #include <limits>
 #include <numeric>
 
-#include "ir/torch_spellings.h"
+#include "frontend/torch_spellings.h"
 
 namespace vf {
 
@@ -66,6 +66,17 @@ class Lowering {
 
   std::vector<Value*> prim(OpKind op);
   std::vector<Value*> torch(const std::string& fn);
+
+  // The torch-level spellings (kTorchSpellings).
+  std::vector<Value*> permute();
+  std::vector<Value*> reshape();
+  std::vector<Value*> expand();
+  std::vector<Value*> unsqueeze();
+  std::vector<Value*> cat();
+  std::vector<Value*> slice_prim_impl();
+  std::vector<Value*> squeeze();
+  std::vector<Value*> transpose();
+  std::vector<Value*> flatten();
 
  private:
   template <typename... Args>
@@ -165,6 +176,18 @@ class Lowering {
   std::vector<Value*> emit(OpKind op, std::vector<Value*> inputs, OpAttrs attrs) const {
     try {
       return scope_.fusion.add_node(op, std::move(inputs), std::move(attrs), output_names_, call_.line);
+    } catch (const TraceError&) {
+      throw;
+    } catch (const UserError& e) {
+      scope_.fail(call_, e.what());
+    }
+  }
+
+  // emit() with attributes from `make`, whose UserError (a torch spelling's check) is reported at the call.
+  template <class Make>
+  std::vector<Value*> emit_with(OpKind op, std::vector<Value*> inputs, const Make& make) const {
+    try {
+      return emit(op, std::move(inputs), make());
     } catch (const TraceError&) {
       throw;
     } catch (const UserError& e) {
@@ -291,96 +314,115 @@ std::vector<Value*> Lowering::prim(OpKind op) {
   }
 }
 
+// torch.permute(t, dims) and Tensor.permute(t, *dims).
+std::vector<Value*> Lowering::permute() {
+  Value* t = varargs_tensor();
+  return emit(OpKind::Transpose, {t}, PermuteAttrs{int_varargs(1, "dims")});
+}
+
+// torch.reshape and Tensor.view: -1 takes the remaining elements.
+std::vector<Value*> Lowering::reshape() {
+  Value* t = varargs_tensor();
+  return emit(OpKind::Reshape, {t}, ReshapeAttrs{shape(int_varargs(1, "shape"), call_, true)});
+}
+
+std::vector<Value*> Lowering::expand() {
+  Value* t = varargs_tensor();
+  Shape sizes = shape(int_varargs(1, "sizes"), call_, true);
+  return emit_with(OpKind::BroadcastInDim, {t}, [&] { return expand_as_broadcast(t->shape, sizes); });
+}
+
+std::vector<Value*> Lowering::unsqueeze() {
+  auto a = bind({"a", "dim"}, 2);
+  Value* t = tensor(*a[0]);
+  const int64_t dim = integer(*a[1], "dim");
+  return emit_with(OpKind::BroadcastInDim, {t}, [&] { return unsqueeze_as_broadcast(t->shape, dim); });
+}
+
+std::vector<Value*> Lowering::cat() {
+  auto a = bind({"tensors", "dim"}, 1);
+  const Expr& list = *a[0];
+  if (list.kind != Expr::Kind::Tuple && list.kind != Expr::Kind::List) fail(list, "expected a list of tensors");
+  std::vector<Value*> ins;
+  for (const auto& item : list.items) ins.push_back(tensor(*item));
+  return emit(OpKind::Cat, ins, CatAttrs{a[1] ? integer(*a[1], "dim") : 0});
+}
+
+std::vector<Value*> Lowering::slice_prim_impl() {
+  auto a = bind({"a", "start_indices", "end_indices", "strides"}, 3);
+  SliceAttrs attrs{int_list(*a[1], "start_indices", false), int_list(*a[2], "end_indices", false), {}};
+  if (a[3] && a[3]->kind != Expr::Kind::None) attrs.step = int_list(*a[3], "strides", false);
+  for (int64_t s : attrs.step)
+    if (s > kMaxNumel) fail(*a[3], "stride ", s, " is too large");
+  return emit(OpKind::SlicePrim, {tensor(*a[0])}, attrs);
+}
+
+// torch.squeeze(t[, dim]): the given dims (or every one) of size 1; torch leaves other dims alone.
+std::vector<Value*> Lowering::squeeze() {
+  auto a = bind({"a", "dim"}, 1);
+  Value* t = tensor(*a[0]);
+  std::vector<int64_t> dims;
+  if (a[1] && a[1]->kind != Expr::Kind::None) {
+    for (int64_t d : int_list(*a[1], "dim", true)) {
+      d = wrap_dim(d, t->rank(), *a[1]);
+      if (t->rank() > 0 && t->shape[d] == 1) dims.push_back(d);
+    }
+  } else {
+    for (int64_t d = 0; d < t->rank(); ++d)
+      if (t->shape[d] == 1) dims.push_back(d);
+  }
+  return emit(OpKind::Squeeze, {t}, DimsAttrs{dims});
+}
+
+// torch.transpose(t, dim0, dim1): a swap of two dims.
+std::vector<Value*> Lowering::transpose() {
+  auto a = bind({"a", "dim0", "dim1"}, 3);
+  Value* t = tensor(*a[0]);
+  std::vector<int64_t> perm(static_cast<size_t>(t->rank()));
+  std::iota(perm.begin(), perm.end(), 0);
+  int64_t d0 = wrap_dim(integer(*a[1], "dim0"), t->rank(), *a[1]);
+  int64_t d1 = wrap_dim(integer(*a[2], "dim1"), t->rank(), *a[2]);
+  if (t->rank() > 0) std::swap(perm[d0], perm[d1]);
+  return emit(OpKind::Transpose, {t}, PermuteAttrs{perm});
+}
+
+// torch.flatten(t, start_dim=0, end_dim=-1): a reshape merging dims start_dim..end_dim.
+std::vector<Value*> Lowering::flatten() {
+  auto a = bind({"a", "start_dim", "end_dim"}, 1);
+  Value* t = tensor(*a[0]);
+  int64_t start = a[1] ? wrap_dim(integer(*a[1], "start_dim"), t->rank(), *a[1]) : 0;
+  int64_t end = a[2] ? wrap_dim(integer(*a[2], "end_dim"), t->rank(), *a[2]) : std::max<int64_t>(t->rank() - 1, 0);
+  if (start > end) fail(call_, "start_dim ", start, " must not come after end_dim ", end);
+  Shape out;
+  if (t->rank() == 0) {
+    out = {1};
+  } else {
+    for (int64_t d = 0; d < start; ++d) out.push_back(t->shape[d]);
+    int64_t merged = 1;
+    for (int64_t d = start; d <= end; ++d) merged *= t->shape[d];
+    out.push_back(merged);
+    for (int64_t d = end + 1; d < t->rank(); ++d) out.push_back(t->shape[d]);
+  }
+  return emit(OpKind::Reshape, {t}, ReshapeAttrs{out});
+}
+
+// The torch-level functions the reader accepts besides the prims: one table, which the Python
+// package reads too (torch_spellings()).
+struct TorchSpellingEntry {
+  std::string_view name;
+  std::vector<Value*> (Lowering::*lower)();
+};
+constexpr TorchSpellingEntry kTorchSpellings[] = {
+    {"permute", &Lowering::permute},     {"reshape", &Lowering::reshape},
+    {"view", &Lowering::reshape},        {"expand", &Lowering::expand},
+    {"unsqueeze", &Lowering::unsqueeze}, {"cat", &Lowering::cat},
+    {"squeeze", &Lowering::squeeze},     {"transpose", &Lowering::transpose},
+    {"flatten", &Lowering::flatten},     {"slice_prim_impl", &Lowering::slice_prim_impl},
+};
+
 std::vector<Value*> Lowering::torch(const std::string& fn) {
-  if (fn == "permute") {
-    Value* t = varargs_tensor();
-    return emit(OpKind::Transpose, {t}, PermuteAttrs{int_varargs(1, "dims")});
-  }
-  if (fn == "reshape" || fn == "view") {
-    Value* t = varargs_tensor();
-    return emit(OpKind::Reshape, {t}, ReshapeAttrs{shape(int_varargs(1, "shape"), call_, true)});
-  }
-  if (fn == "expand") {
-    Value* t = varargs_tensor();
-    Shape sizes = shape(int_varargs(1, "sizes"), call_, true);
-    try {
-      return emit(OpKind::BroadcastInDim, {t}, expand_as_broadcast(t->shape, sizes));
-    } catch (const TraceError&) {
-      throw;
-    } catch (const UserError& e) {
-      scope_.fail(call_, e.what());
-    }
-  }
-  if (fn == "unsqueeze") {
-    auto a = bind({"a", "dim"}, 2);
-    Value* t = tensor(*a[0]);
-    try {
-      return emit(OpKind::BroadcastInDim, {t}, unsqueeze_as_broadcast(t->shape, integer(*a[1], "dim")));
-    } catch (const TraceError&) {
-      throw;
-    } catch (const UserError& e) {
-      scope_.fail(call_, e.what());
-    }
-  }
-  if (fn == "cat") {
-    auto a = bind({"tensors", "dim"}, 1);
-    const Expr& list = *a[0];
-    if (list.kind != Expr::Kind::Tuple && list.kind != Expr::Kind::List) fail(list, "expected a list of tensors");
-    std::vector<Value*> ins;
-    for (const auto& item : list.items) ins.push_back(tensor(*item));
-    return emit(OpKind::Cat, ins, CatAttrs{a[1] ? integer(*a[1], "dim") : 0});
-  }
-  if (fn == "slice_prim_impl") {
-    auto a = bind({"a", "start_indices", "end_indices", "strides"}, 3);
-    SliceAttrs attrs{int_list(*a[1], "start_indices", false), int_list(*a[2], "end_indices", false), {}};
-    if (a[3] && a[3]->kind != Expr::Kind::None) attrs.step = int_list(*a[3], "strides", false);
-    for (int64_t s : attrs.step)
-      if (s > kMaxNumel) fail(*a[3], "stride ", s, " is too large");
-    return emit(OpKind::SlicePrim, {tensor(*a[0])}, attrs);
-  }
-  if (fn == "squeeze") {
-    auto a = bind({"a", "dim"}, 1);
-    Value* t = tensor(*a[0]);
-    std::vector<int64_t> dims;
-    if (a[1] && a[1]->kind != Expr::Kind::None) {
-      for (int64_t d : int_list(*a[1], "dim", true)) {
-        d = wrap_dim(d, t->rank(), *a[1]);
-        if (t->rank() > 0 && t->shape[d] == 1) dims.push_back(d);  // torch leaves other dims alone
-      }
-    } else {
-      for (int64_t d = 0; d < t->rank(); ++d)
-        if (t->shape[d] == 1) dims.push_back(d);
-    }
-    return emit(OpKind::Squeeze, {t}, DimsAttrs{dims});
-  }
-  if (fn == "transpose") {
-    auto a = bind({"a", "dim0", "dim1"}, 3);
-    Value* t = tensor(*a[0]);
-    std::vector<int64_t> perm(static_cast<size_t>(t->rank()));
-    std::iota(perm.begin(), perm.end(), 0);
-    int64_t d0 = wrap_dim(integer(*a[1], "dim0"), t->rank(), *a[1]);
-    int64_t d1 = wrap_dim(integer(*a[2], "dim1"), t->rank(), *a[2]);
-    if (t->rank() > 0) std::swap(perm[d0], perm[d1]);
-    return emit(OpKind::Transpose, {t}, PermuteAttrs{perm});
-  }
-  if (fn == "flatten") {
-    auto a = bind({"a", "start_dim", "end_dim"}, 1);
-    Value* t = tensor(*a[0]);
-    int64_t start = a[1] ? wrap_dim(integer(*a[1], "start_dim"), t->rank(), *a[1]) : 0;
-    int64_t end = a[2] ? wrap_dim(integer(*a[2], "end_dim"), t->rank(), *a[2]) : std::max<int64_t>(t->rank() - 1, 0);
-    if (start > end) fail(call_, "start_dim ", start, " must not come after end_dim ", end);
-    Shape out;
-    if (t->rank() == 0) {
-      out = {1};
-    } else {
-      for (int64_t d = 0; d < start; ++d) out.push_back(t->shape[d]);
-      int64_t merged = 1;
-      for (int64_t d = start; d <= end; ++d) merged *= t->shape[d];
-      out.push_back(merged);
-      for (int64_t d = end + 1; d < t->rank(); ++d) out.push_back(t->shape[d]);
-    }
-    return emit(OpKind::Reshape, {t}, ReshapeAttrs{out});
-  }
+  for (const TorchSpellingEntry& e : kTorchSpellings)
+    if (e.name == fn) return (this->*e.lower)();
   scope_.fail(*call_.base, "unsupported op '", name_, "'");
 }
 
@@ -394,6 +436,13 @@ std::string torch_function(const std::string& callee) {
 }
 
 }  // namespace
+
+std::vector<TorchSpelling> torch_spellings() {
+  std::vector<TorchSpelling> out;
+  for (const TorchSpellingEntry& e : kTorchSpellings)
+    out.push_back({e.name, e.name == "slice_prim_impl" ? "torch_slice_prim_impl" : "torch." + std::string(e.name)});
+  return out;
+}
 
 std::vector<Value*> lower_call(TraceScope& scope, const Expr& call, const std::vector<std::string>& output_names) {
   std::string callee = call.base->dotted_name();

@@ -44,4 +44,12 @@ std::optional<Scalar> literal_number(const TraceScope& scope, const Expr& e);
 // Fusion::add_node (whose message is kept).
 std::vector<Value*> lower_call(TraceScope& scope, const Expr& call, const std::vector<std::string>& output_names);
 
+// A torch-level function the reader accepts besides the prims (torch.permute, Tensor.view, ...):
+// its name and how a trace calls it.
+struct TorchSpelling {
+  std::string_view name;  // "permute"
+  std::string callee;     // "torch.permute" (also read: ltorch.permute, Tensor.permute, torch.Tensor.permute)
+};
+std::vector<TorchSpelling> torch_spellings();
+
 }  // namespace vf

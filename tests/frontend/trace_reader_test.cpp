@@ -197,6 +197,21 @@ def f(x, y, p):
   EXPECT_EQ(node(f, 11).output()->shape, (Shape{3, 7}));
 }
 
+// PyTorch's dtype aliases mean what they mean in PyTorch: torch.int is int32, torch.long int64.
+TEST(TraceReader, TorchDTypeAliases_AsInPyTorch) {
+  const std::pair<const char*, DType> cases[] = {
+      {"torch.int", DType::Int32},       {"torch.long", DType::Int64},     {"torch.short", DType::Int16},
+      {"torch.half", DType::Float16},    {"torch.float", DType::Float32},  {"torch.double", DType::Float64},
+      {"dtypes.bool8", DType::Bool},     {"dtypes.int32_", DType::Int32},  {"torch.bfloat16", DType::BFloat16},
+      {"thunder.dtypes.uint8", DType::UInt8},
+  };
+  for (const auto& [spelling, dtype] : cases) {
+    const Fusion f = read_trace(std::string("def f(x):\n  # x: \"cpu f32[2]\"\n  y = prims.convert_element_type(x, ") +
+                                spelling + ")\n  return y\n");
+    EXPECT_EQ(f.outputs()[0]->dtype, dtype) << spelling;
+  }
+}
+
 TEST(TraceReader, PrimAttributes_KeywordAndPositional) {
   Fusion f = read_trace(R"(
 def f(x, v):

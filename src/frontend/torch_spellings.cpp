@@ -1,4 +1,4 @@
-#include "ir/torch_spellings.h"
+#include "frontend/torch_spellings.h"
 
 #include "base/error.h"
 
