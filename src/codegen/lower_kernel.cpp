@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "codegen/lowering.h"
+#include "layout/index_map.h"
 #include "layout/view_algebra.h"
 
 namespace vf {
@@ -19,33 +20,6 @@ StrideClass dim_class(const Layout& l, int64_t d) {
 // Constant fields holding the extents of split loop dims (see KernelLowering::loop_space): slot
 // kSplitSlot + 16 * output dim + factor, below kWideConstantSlot so they narrow to 32 bits.
 constexpr int32_t kSplitSlot = 500;
-
-// The dims of a reshape's input shape `is` and output shape `os` matched in groups of equal
-// numel, in order: input dims [i0, i1) hold the same elements as output dims [j0, j1).
-struct ReshapeGroup {
-  size_t i0, i1, j0, j1;
-};
-std::vector<ReshapeGroup> reshape_groups(const Shape& is, const Shape& os) {
-  std::vector<ReshapeGroup> groups;
-  size_t i = 0, j = 0;
-  while (i < is.size() || j < os.size()) {
-    const size_t i0 = i, j0 = j;
-    int64_t pin = 1, pout = 1;
-    if (i < is.size()) pin *= is[i++];
-    if (j < os.size()) pout *= os[j++];
-    while (pin != pout) {
-      if (pin < pout) {
-        VF_INTERNAL_CHECK(i < is.size(), "reshape groups of ", shape_to_string(is));
-        pin *= is[i++];
-      } else {
-        VF_INTERNAL_CHECK(j < os.size(), "reshape groups of ", shape_to_string(os));
-        pout *= os[j++];
-      }
-    }
-    groups.push_back({i0, i, j0, j});
-  }
-  return groups;
-}
 
 }  // namespace
 
@@ -177,6 +151,11 @@ std::vector<int> KernelLowering::loop_space(int out) {
   }
   return idx;
 }
+
+int NestIndices::literal(int64_t v) { return l_.nest_->constant(v); }
+int NestIndices::constant(const Node& n, int slot, int64_t v) { return l_.constant_field(n, slot, v); }
+int NestIndices::both(int a, int b) { return l_.land(a, b); }
+int NestIndices::binary(IndexOp op, int a, int b) { return l_.nest_->binary(op, a, b); }
 
 int KernelLowering::constant_field(const Node& n, int slot, int64_t v) {
   return nest_->param(ir_.field(AbiFieldKind::Constant, n.id, slot, v));
@@ -361,94 +340,14 @@ void KernelLowering::store_output(int o, const std::vector<int>& idx, bool row) 
   nest_->stores.push_back(s);
 }
 
-// Reshape: dims of the input and output shapes are matched in groups of equal numel; within a
-// group the output index is linearised and unravelled over the input dims (/ and %), unless it
-// is the linearisation of loop vars of the input dims' sizes (a split loop dim): those are used.
-int KernelLowering::lower_reshape(const Node& n, const std::vector<int>& idx, int pred) {
-  const Value* in = n.inputs[0];
-  const Shape& is = in->shape;
-  const Shape& os = n.output()->shape;
-  std::vector<int> in_idx(is.size(), nest_->constant(0));
-  if (in->numel() == 0) return visit(in, in_idx, pred);  // never evaluated
-  int slot = 0;
-  for (const ReshapeGroup& g : reshape_groups(is, os)) {
-    const size_t i0 = g.i0, i = g.i1, j0 = g.j0, j = g.j1;
-    if (i - i0 == 1 && j - j0 == 1) {
-      in_idx[i0] = idx[j0];
-      continue;
-    }
-    if (auto it = j - j0 == 1 ? linear_.find(idx[j0]) : linear_.end();
-        it != linear_.end() && it->second.size() == i - i0 && [&] {
-          for (size_t k = 0; k < it->second.size(); ++k)
-            if (loop_sizes_[static_cast<size_t>(it->second[k])] != is[i0 + k]) return false;
-          return true;
-        }()) {
-      for (size_t k = 0; k < it->second.size(); ++k) in_idx[i0 + k] = nest_->var(it->second[k]);
-      continue;
-    }
-    int flat = nest_->constant(0);
-    for (size_t k = j0; k < j; ++k)
-      flat = k == j0 ? idx[k] : add(mul(flat, constant_field(n, slot++, os[k])), idx[k]);
-    int64_t inner = 1;
-    for (size_t k = i; k-- > i0;) {
-      int q = inner == 1 ? flat : nest_->binary(IndexOp::Div, flat, constant_field(n, slot++, inner));
-      if (k != i0) q = nest_->binary(IndexOp::Mod, q, constant_field(n, slot++, is[k]));
-      in_idx[k] = q;
-      inner *= is[k];
-    }
-  }
-  return visit(in, in_idx, pred);
-}
-
-// Pad: input position j = i - lo must be >= 0, a multiple of interior + 1, and j / (interior + 1)
-// must be below the input size; elsewhere the result is the padding value.
-int KernelLowering::lower_pad(const Node& n, const std::vector<int>& idx, int pred) {
-  const Value* in = n.inputs[0];
-  const auto& config = n.attr<PadAttrs>().config;
-  std::vector<int> in_idx = idx;
-  int valid = -1;
-  for (size_t d = 0; d < config.size(); ++d) {
-    const PadDim& p = config[d];
-    if (p.lo == 0 && p.hi == 0 && p.interior == 0) continue;
-    const int slot = static_cast<int>(d) * 3;
-    int j = sub(idx[d], constant_field(n, slot, p.lo));
-    int ok = nest_->binary(IndexOp::Ge, j, nest_->constant(0));
-    if (p.interior != 0) {
-      const int step = constant_field(n, slot + 1, p.interior + 1);
-      ok = land(ok, nest_->binary(IndexOp::Eq, nest_->binary(IndexOp::Mod, j, step), nest_->constant(0)));
-      j = nest_->binary(IndexOp::Div, j, step);
-    }
-    ok = land(ok, nest_->binary(IndexOp::Lt, j, constant_field(n, slot + 2, in->shape[d])));
-    valid = land(valid, ok);
-    in_idx[d] = j;
-  }
-  const DType dtype = n.output()->dtype;
-  if (valid < 0) return visit(in, in_idx, pred);
-  const int inner = visit(in, in_idx, land(pred, valid));
-  return select(valid, inner, scalar(n.inputs[1], dtype), dtype);
-}
-
-// Cat: each non-empty source covers [lo, lo + size) along the dim; loads of each source are
-// guarded by its range.
+// Cat: each non-empty source covers a range along the dim (layout/index_map.h cat_index); its
+// loads are guarded by its range, and a select chain picks the value.
 int KernelLowering::lower_cat(const Node& n, const std::vector<int>& idx, int pred) {
-  const int64_t dim = n.attr<CatAttrs>().dim;
   const DType dtype = n.output()->dtype;
   std::vector<std::pair<int, int>> parts;  // (range predicate, value)
-  int64_t lo = 0;
-  for (size_t k = 0; k < n.inputs.size(); ++k) {
-    const Value* src = n.inputs[k];
-    const int64_t size = src->shape[dim];
-    if (size == 0) continue;
-    const int slot = static_cast<int>(k) * 2;
-    const int lo_i = constant_field(n, slot, lo);
-    const int in_range =
-        land(nest_->binary(IndexOp::Ge, idx[dim], lo_i),
-             nest_->binary(IndexOp::Lt, idx[dim], constant_field(n, slot + 1, lo + size)));
-    std::vector<int> src_idx = idx;
-    src_idx[dim] = sub(idx[dim], lo_i);
-    parts.emplace_back(in_range, visit(src, src_idx, land(pred, in_range)));
-    lo += size;
-  }
+  cat_index(ix_, n, idx, [&](size_t k, int in_range, const std::vector<int>& src_idx) {
+    parts.emplace_back(in_range, visit(n.inputs[k], src_idx, land(pred, in_range)));
+  });
   if (parts.empty()) {  // the result is empty: never evaluated
     ValueExpr zero;
     zero.dtype = dtype;
@@ -459,55 +358,40 @@ int KernelLowering::lower_cat(const Node& n, const std::vector<int>& idx, int pr
   return result;
 }
 
+std::optional<std::vector<int>> NestIndices::unflattened(int flat, std::span<const int64_t> sizes) {
+  auto it = l_.linear_.find(flat);
+  if (it == l_.linear_.end() || it->second.size() != sizes.size()) return std::nullopt;
+  for (size_t k = 0; k < sizes.size(); ++k)
+    if (l_.loop_sizes_[static_cast<size_t>(it->second[k])] != sizes[k]) return std::nullopt;
+  std::vector<int> vars;
+  for (int64_t v : it->second) vars.push_back(l_.nest_->var(v));
+  return vars;
+}
+
 int KernelLowering::lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred) {
   const DType dtype = out->dtype;
   switch (n.op) {
-    case OpKind::Transpose: {
-      const auto& perm = n.attr<PermuteAttrs>().permutation;
-      std::vector<int> in_idx(perm.size());
-      for (size_t i = 0; i < perm.size(); ++i) in_idx[perm[i]] = idx[i];
-      return visit(n.inputs[0], in_idx, pred);
-    }
+    case OpKind::Transpose:
+      return visit(n.inputs[0], transpose_index(ix_, n, idx), pred);
     case OpKind::Reshape:
-      return lower_reshape(n, idx, pred);
-    case OpKind::BroadcastInDim: {
-      const Value* in = n.inputs[0];
-      const auto& bdims = n.attr<BroadcastAttrs>().broadcast_dims;
-      std::vector<int> in_idx(in->shape.size());
-      for (size_t j = 0; j < bdims.size(); ++j)
-        in_idx[j] = in->shape[j] == 1 ? nest_->constant(0) : idx[bdims[j]];
-      return visit(in, in_idx, pred);
+      return visit(n.inputs[0], reshape_index(ix_, n, idx), pred);
+    case OpKind::BroadcastInDim:
+      return visit(n.inputs[0], broadcast_in_dim_index(ix_, n, idx), pred);
+    case OpKind::SlicePrim:
+      return visit(n.inputs[0], slice_index(ix_, n, idx), pred);
+    case OpKind::Squeeze:
+      return visit(n.inputs[0], squeeze_index(ix_, n, idx), pred);
+    case OpKind::Flip:
+      return visit(n.inputs[0], flip_index(ix_, n, idx), pred);
+    case OpKind::Pad: {
+      // Elsewhere than the input's elements the result is the padding value.
+      const PadIndex<NestIndices> p = pad_index(ix_, n, idx);
+      if (p.valid < 0) return visit(n.inputs[0], p.index, pred);
+      const int inner = visit(n.inputs[0], p.index, land(pred, p.valid));
+      return select(p.valid, inner, scalar(n.inputs[1], dtype), dtype);
     }
-    case OpKind::SlicePrim: {
-      const auto& a = n.attr<SliceAttrs>();
-      std::vector<int> in_idx = idx;
-      for (size_t d = 0; d < idx.size(); ++d) {
-        const int slot = static_cast<int>(d) * 2;
-        if (a.step[d] != 1) in_idx[d] = mul(in_idx[d], constant_field(n, slot, a.step[d]));
-        if (a.start[d] != 0) in_idx[d] = add(in_idx[d], constant_field(n, slot + 1, a.start[d]));
-      }
-      return visit(n.inputs[0], in_idx, pred);
-    }
-    case OpKind::Squeeze: {
-      const auto& dims = n.attr<DimsAttrs>().dims;
-      std::vector<int> in_idx;
-      size_t k = 0;
-      for (int64_t d = 0; d < n.inputs[0]->rank(); ++d) {
-        const bool squeezed = std::find(dims.begin(), dims.end(), d) != dims.end();
-        in_idx.push_back(squeezed ? nest_->constant(0) : idx[k++]);
-      }
-      return visit(n.inputs[0], in_idx, pred);
-    }
-    case OpKind::Pad:
-      return lower_pad(n, idx, pred);
     case OpKind::Cat:
       return lower_cat(n, idx, pred);
-    case OpKind::Flip: {
-      std::vector<int> in_idx = idx;
-      for (int64_t d : n.attr<DimsAttrs>().dims)
-        in_idx[d] = sub(constant_field(n, static_cast<int>(d), out->shape[d] - 1), idx[d]);
-      return visit(n.inputs[0], in_idx, pred);
-    }
     case OpKind::ConvertElementType: {
       const Value* in = n.inputs[0];
       const int arg = operand(in, idx, pred, dtype);

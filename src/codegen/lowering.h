@@ -3,6 +3,8 @@
 #pragma once
 
 #include <map>
+#include <optional>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +25,35 @@ struct ViewOf {
 // from kWideConstantSlot on, constants never narrowed to 32 bits (finalize_abi: var's element
 // count, used in value math).
 inline constexpr int32_t kRowSlot = 100, kInnerSlot = 200, kWideConstantSlot = 1000;
+
+class KernelLowering;
+
+// The index algebra of layout/index_map.h over the index expressions of the nest being lowered:
+// an Index or a Pred is an index-expression id, and always() is -1 (no predicate).
+class NestIndices {
+ public:
+  using Index = int;
+  using Pred = int;
+  explicit NestIndices(KernelLowering& lowering) : l_(lowering) {}
+  Index literal(int64_t v);
+  Index constant(const Node& n, int slot, int64_t v);
+  Index add(Index a, Index b) { return binary(IndexOp::Add, a, b); }
+  Index sub(Index a, Index b) { return binary(IndexOp::Sub, a, b); }
+  Index mul(Index a, Index b) { return binary(IndexOp::Mul, a, b); }
+  Index div(Index a, Index b) { return binary(IndexOp::Div, a, b); }
+  Index mod(Index a, Index b) { return binary(IndexOp::Mod, a, b); }
+  Pred always() const { return -1; }
+  Pred ge(Index a, Index b) { return binary(IndexOp::Ge, a, b); }
+  Pred lt(Index a, Index b) { return binary(IndexOp::Lt, a, b); }
+  Pred eq(Index a, Index b) { return binary(IndexOp::Eq, a, b); }
+  Pred both(Pred a, Pred b);
+  // The loop vars of a split loop dim (KernelLowering::loop_space) whose linearisation is `flat`.
+  std::optional<std::vector<Index>> unflattened(Index flat, std::span<const int64_t> sizes);
+
+ private:
+  int binary(IndexOp op, int a, int b);
+  KernelLowering& l_;
+};
 
 // Lowers one KernelSpec (lower_kernel): walks each output's expression backward from the output.
 class KernelLowering {
@@ -74,14 +105,15 @@ class KernelLowering {
   int reduce(OpKind op, DType acc_dtype, int value, DType result_dtype);
   int lower_reduction(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
   int lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
-  int lower_reshape(const Node& n, const std::vector<int>& idx, int pred);
-  int lower_pad(const Node& n, const std::vector<int>& idx, int pred);
   int lower_cat(const Node& n, const std::vector<int>& idx, int pred);
+
+  friend class NestIndices;
 
   const KernelSpec& spec_;
   const Fusion& fusion_;
   KernelIR ir_;
   LoopNest* nest_ = nullptr;
+  NestIndices ix_{*this};  // the view and movement ops' index maps build into nest_
   std::unordered_map<const Value*, ViewOf> views_;
   std::unordered_map<const Value*, int> view_ids_;
   std::vector<int> stride_view_;  // per view: the view whose stride fields it reads (itself or earlier)
