@@ -122,7 +122,13 @@ void choose_reduction_schedule(const LoopNest& nest, const std::vector<AbiField>
 }  // namespace
 
 GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
-  KernelIR ir = lower_kernel(spec);
+  LoweredKernel lowered = lower_kernel(spec);
+  VF_INTERNAL_CHECK(lowered.ok(), "generate_kernel: one kernel cannot compute the segment: ", lowered.problem);
+  return generate_kernel(spec, lowered.ir, target);
+}
+
+GeneratedKernel generate_kernel(const KernelSpec& spec, const KernelIR& lowered, Target target) {
+  KernelIR ir = lowered;
   const bool index32 = target == Target::Cuda && index32_ok(spec, ir.abi);
   ir.abi.index32 = index32;
   for (size_t k = 0; k < ir.abi.nests.size(); ++k) {

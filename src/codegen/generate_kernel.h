@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/kernel_abi.h"
+#include "codegen/kernel_ir.h"
 #include "codegen/kernel_spec.h"
 
 namespace vf {
@@ -30,6 +31,9 @@ struct GeneratedKernel {
   bool aligned_pointers = false;
 };
 
+// `ir` is spec lowered (lower_kernel.h); the second form lowers spec itself (InternalError when one
+// kernel cannot compute it).
+GeneratedKernel generate_kernel(const KernelSpec& spec, const KernelIR& ir, Target target);
 GeneratedKernel generate_kernel(const KernelSpec& spec, Target target);
 
 // The argument block and launch shape of one launch.

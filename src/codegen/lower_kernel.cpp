@@ -23,7 +23,7 @@ constexpr int32_t kSplitSlot = 500;
 
 }  // namespace
 
-KernelIR KernelLowering::run() {
+LoweredKernel KernelLowering::run() {
   const auto& inputs = fusion_.inputs();
   const auto& outputs = fusion_.outputs();
   VF_INTERNAL_CHECK(spec_.input_layouts.size() == inputs.size(), "kernel spec has ",
@@ -44,7 +44,7 @@ KernelIR KernelLowering::run() {
   for (const auto& node : fusion_.nodes()) {
     if (op_category(node->op) == OpCategory::Reduction) {
       lower_reduction_nest(*node);
-      return std::move(ir_);
+      return finish();
     }
   }
   // Group outputs by shape, in order of first appearance.
@@ -65,7 +65,17 @@ KernelIR KernelLowering::run() {
     if (!placed) groups.push_back({static_cast<int>(o)});
   }
   for (const auto& g : groups) lower_group(g);
-  return std::move(ir_);
+  return finish();
+}
+
+LoweredKernel KernelLowering::finish() {
+  if (!problem_.empty()) return LoweredKernel{{}, std::move(problem_)};
+  return LoweredKernel{std::move(ir_), {}};
+}
+
+int KernelLowering::unsupported(std::string problem) {
+  if (problem_.empty()) problem_ = std::move(problem);
+  return nest_->value(ValueExpr{});
 }
 
 void KernelLowering::find_views() {
@@ -297,6 +307,7 @@ int KernelLowering::select(int pred, int a, int b, DType dtype) {
 }
 
 int KernelLowering::visit(const Value* v, const std::vector<int>& idx, int pred) {
+  if (!problem_.empty()) return unsupported({});  // the kernel is not made: nothing more to lower
   auto key = std::make_tuple(v, idx, pred);
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
@@ -458,33 +469,19 @@ int KernelLowering::lower_node(const Node& n, const Value* out, const std::vecto
   return nest_->value(e);
 }
 
-KernelIR lower_kernel(const KernelSpec& spec) {
+LoweredKernel lower_kernel(const KernelSpec& spec) {
   VF_INTERNAL_CHECK(spec.fusion != nullptr, "kernel spec without a fusion");
   return KernelLowering(spec).run();
 }
 
-std::string kernel_form_problem(const KernelSpec& spec) {
-  try {
-    lower_kernel(spec);
-  } catch (const UnsupportedKernel& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::vector<std::string> partly_read_inputs(const KernelSpec& spec) {
+std::vector<std::string> partly_read_inputs(const KernelSpec& spec, const KernelIR& ir) {
   std::vector<std::string> names;
-  try {
-    const KernelIR ir = lower_kernel(spec);
-    for (const LoopNest& nest : ir.nests) {
-      for (const ValueExpr& e : nest.values) {
-        if (e.op != ValueOp::Load || !e.pred_in_bounds) continue;
-        const std::string& name = spec.fusion->inputs().at(static_cast<size_t>(ir.abi.fields.at(e.param).a))->name;
-        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-      }
+  for (const LoopNest& nest : ir.nests) {
+    for (const ValueExpr& e : nest.values) {
+      if (e.op != ValueOp::Load || !e.pred_in_bounds) continue;
+      const std::string& name = spec.fusion->inputs().at(static_cast<size_t>(ir.abi.fields.at(e.param).a))->name;
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
-  } catch (const UnsupportedKernel&) {
-    return {};
   }
   return names;
 }

@@ -63,10 +63,11 @@ void KernelLowering::lower_reduction_nest(const Node& first) {
     else if (out->shape == full)
       store_output(static_cast<int>(o), full_idx, false);
     else
-      throw UnsupportedKernel(detail::concat(
-          "output ", out->name, " of shape ", shape_to_string(out->shape), " has neither the shape ",
-          shape_to_string(full), " that prims.", op_name(first.op), " ", first.output()->name,
-          " reduces nor its result's shape ", shape_to_string(rows)));
+      unsupported(detail::concat("output ", out->name, " of shape ", shape_to_string(out->shape),
+                                 " has neither the shape ", shape_to_string(full), " that prims.", op_name(first.op),
+                                 " ", first.output()->name, " reduces nor its result's shape ",
+                                 shape_to_string(rows)));
+    if (!problem_.empty()) return;
   }
   clear_flat_offsets();
   nest_->assign_phases();
@@ -96,13 +97,13 @@ int KernelLowering::lower_reduction(const Node& n, const Value* out, const std::
   Shape sizes;
   for (int64_t d : dims) sizes.push_back(in->shape[d]);
   if (sizes != inner_sizes_)
-    throw UnsupportedKernel(detail::concat("prims.", op_name(n.op), " ", out->name, " reduces extents ",
-                                           shape_to_string(sizes), ", the kernel's reduced extents are ",
-                                           shape_to_string(inner_sizes_)));
+    return unsupported(detail::concat("prims.", op_name(n.op), " ", out->name, " reduces extents ",
+                                      shape_to_string(sizes), ", the kernel's reduced extents are ",
+                                      shape_to_string(inner_sizes_)));
   for (int i : idx)
     if (nest_->index_uses_vars_from(i, row_rank) || nest_->index_uses_vars_from(pred, row_rank))
-      throw UnsupportedKernel(detail::concat("prims.", op_name(n.op), " ", out->name,
-                                             " is read at a position that depends on the reduced dims"));
+      return unsupported(detail::concat("prims.", op_name(n.op), " ", out->name,
+                                        " is read at a position that depends on the reduced dims"));
   std::vector<int> in_idx;
   for (int64_t d = 0, k = 0, j = 0; d < in->rank(); ++d) {
     const bool reduced = std::binary_search(dims.begin(), dims.end(), d);

@@ -60,7 +60,7 @@ class KernelLowering {
  public:
   explicit KernelLowering(const KernelSpec& spec) : spec_(spec), fusion_(*spec.fusion) {}
 
-  KernelIR run();
+  LoweredKernel run();
 
  private:
   // Forward: which values are pure views of an input buffer, with their composed layouts.
@@ -106,6 +106,10 @@ class KernelLowering {
   int lower_reduction(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
   int lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
   int lower_cat(const Node& n, const std::vector<int>& idx, int pred);
+  // Records why one kernel cannot compute the segment (the first reason found is kept) and gives
+  // a placeholder value; lowering stops there (visit lowers nothing more).
+  int unsupported(std::string problem);
+  LoweredKernel finish();
 
   friend class NestIndices;
 
@@ -125,6 +129,7 @@ class KernelLowering {
   std::vector<int64_t> loop_sizes_;
   Shape inner_sizes_;  // a reduction nest's reduced extents
   int inner_count_ = -1;  // value: their product, as a Float64 (var's element count)
+  std::string problem_;   // why one kernel cannot compute the segment ("" while it can)
 };
 
 }  // namespace vf

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string_view>
 
+#include "codegen/kernel_ir.h"
 #include "codegen/kernel_spec.h"
 
 namespace vf {
@@ -21,9 +22,13 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual Target target() const = 0;
-  // Generates and compiles the kernel for spec, or finds it in the in-memory or disk cache.
-  // Thread-safe. Throws DeviceError when the compiler or device is unavailable.
-  virtual std::shared_ptr<const PreparedKernel> prepare(const KernelSpec& spec) = 0;
+  // Generates and compiles the kernel of `spec` from its lowered IR (Segment::kernel), or finds it
+  // in the in-memory or disk cache. Thread-safe. Throws DeviceError when the compiler or device is
+  // unavailable.
+  virtual std::shared_ptr<const PreparedKernel> prepare(const KernelSpec& spec, const KernelIR& ir) = 0;
+  // The same, lowering `spec` first (tests and benchmarks that build specs by hand); InternalError
+  // when one kernel cannot compute it.
+  std::shared_ptr<const PreparedKernel> prepare(const KernelSpec& spec);
   // Number of kernels this backend has compiled (cache misses), for tests.
   virtual int64_t compile_count() const = 0;
 };

@@ -308,8 +308,8 @@ std::shared_ptr<const CpuModule> CpuBackend::module_for(const GeneratedKernel& k
   return module;
 }
 
-std::shared_ptr<const PreparedKernel> CpuBackend::prepare(const KernelSpec& spec) {
-  GeneratedKernel kernel = generate_kernel(spec, Target::Cpu);
+std::shared_ptr<const PreparedKernel> CpuBackend::prepare(const KernelSpec& spec, const KernelIR& ir) {
+  GeneratedKernel kernel = generate_kernel(spec, ir, Target::Cpu);
   bool compiled = false;
   std::shared_ptr<const CpuModule> module = module_for(kernel, compiled);
   auto load = [this](const GeneratedKernel& k, bool& c) { return module_for(k, c); };

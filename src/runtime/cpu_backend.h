@@ -47,7 +47,8 @@ class CpuBackend : public Backend {
   Target target() const override { return Target::Cpu; }
   // From the in-memory cache, else the disk cache, else compiled (and written to the disk cache).
   // A prepared kernel that specializes must not outlive its backend.
-  std::shared_ptr<const PreparedKernel> prepare(const KernelSpec& spec) override;
+  std::shared_ptr<const PreparedKernel> prepare(const KernelSpec& spec, const KernelIR& ir) override;
+  using Backend::prepare;
   // Host compiler runs for generic kernels; disk-cache hits are not counted, specialized kernels are
   // in specialize_stats().
   int64_t compile_count() const override;

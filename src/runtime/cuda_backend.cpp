@@ -71,8 +71,8 @@ CudaBackend::CudaBackend(int ordinal, std::filesystem::path cache_dir, Specializ
     : kernels_(device_with_nvrtc(ordinal), std::make_unique<DiskCache>(std::move(cache_dir), ".cubin")),
       specialize_(specialize) {}
 
-std::shared_ptr<const PreparedKernel> CudaBackend::prepare(const KernelSpec& spec) {
-  GeneratedKernel generated = generate_kernel(spec, Target::Cuda);
+std::shared_ptr<const PreparedKernel> CudaBackend::prepare(const KernelSpec& spec, const KernelIR& ir) {
+  GeneratedKernel generated = generate_kernel(spec, ir, Target::Cuda);
   dump_cuda_source(generated);
   std::shared_ptr<const CudaKernel> kernel = kernels_.load(generated.source, generated.entry);
   return std::make_shared<CudaPreparedKernel>(kernels_, specialize_, specialized_, std::move(generated),

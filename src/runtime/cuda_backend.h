@@ -24,10 +24,11 @@ class CudaBackend : public Backend {
   CudaBackend(int ordinal, std::filesystem::path cache_dir, SpecializeMode specialize);
 
   Target target() const override { return Target::Cuda; }
-  // generate_kernel(spec, Target::Cuda), then the kernel cache. Writes the source to
+  // generate_kernel(spec, ir, Target::Cuda), then the kernel cache. Writes the source to
   // $VF_DUMP_KERNELS/<entry>_<hash>.cu when that variable is set (a specialized kernel's, when it
   // is made, to <entry>_specialized_<hash>.cu). A prepared kernel must not outlive its backend.
-  std::shared_ptr<const PreparedKernel> prepare(const KernelSpec& spec) override;
+  std::shared_ptr<const PreparedKernel> prepare(const KernelSpec& spec, const KernelIR& ir) override;
+  using Backend::prepare;
   // NVRTC compiles of generic kernels; those of specialized kernels are in specialize_stats().
   int64_t compile_count() const override { return kernels_.compile_count() - specialized_.compiled.load(); }
   const SpecializeStats& specialize_stats() const { return specialized_; }

@@ -269,7 +269,8 @@ std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const s
   for (size_t s = 0; s < plan.segments.size(); ++s)
     if (plan.segments[s].kind == SegmentKind::Kernel && backend_) kernel_segments.push_back(s);
   if (kernel_segments.size() == 1) {
-    p->steps[kernel_segments[0]].kernel = backend_->prepare(plan.segments[kernel_segments[0]].spec);
+    const Segment& seg = plan.segments[kernel_segments[0]];
+    p->steps[kernel_segments[0]].kernel = backend_->prepare(seg.spec, *seg.kernel);
   } else if (!kernel_segments.empty()) {
     const size_t limit = std::clamp<size_t>(std::thread::hardware_concurrency(), 2, 8);
     std::vector<std::future<std::shared_ptr<const PreparedKernel>>> compiles(kernel_segments.size());
@@ -284,8 +285,8 @@ std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const s
     Backend& backend = *backend_;
     for (size_t i = 0; i < kernel_segments.size(); ++i) {
       if (i >= limit) p->steps[kernel_segments[i - limit]].kernel = compiles[i - limit].get();
-      const KernelSpec& spec = plan.segments[kernel_segments[i]].spec;
-      compiles[i] = std::async(std::launch::async, [&backend, &spec] { return backend.prepare(spec); });
+      const Segment& seg = plan.segments[kernel_segments[i]];
+      compiles[i] = std::async(std::launch::async, [&backend, &seg] { return backend.prepare(seg.spec, *seg.kernel); });
     }
     for (size_t i = kernel_segments.size() > limit ? kernel_segments.size() - limit : 0; i < kernel_segments.size(); ++i)
       p->steps[kernel_segments[i]].kernel = compiles[i].get();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/kernel_ir.h"
 #include "codegen/kernel_spec.h"
 #include "ir/ir.h"
 #include "layout/layout.h"
@@ -50,6 +51,9 @@ struct Segment {
   std::vector<const Value*> inputs;   // original values for fusion->inputs(), in order
   std::vector<const Value*> outputs;  // original values for fusion->outputs(): buffers it writes
   KernelSpec spec;                    // fusion plus the layouts of its inputs and outputs
+  // Kernel segments: the segment lowered to the kernel IR (codegen/lower_kernel.h), which the
+  // backends schedule and emit.
+  std::shared_ptr<const KernelIR> kernel;
   int64_t bytes_read = 0;     // each element of each input buffer read once
   int64_t bytes_written = 0;  // the buffers it writes
   std::string note;           // why the planner made it (e.g. a split of a fused part)

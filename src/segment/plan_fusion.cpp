@@ -13,7 +13,7 @@
 //     extraction, which writes only the chosen buffers.
 //  5. Kernel extraction: the nodes the written buffers need, with every view op between them
 //     kept inside as index math, in one kernel when the kernel generator can compute them as one
-//     (codegen/lower_kernel.h: kernel_form_problem). Otherwise, as when reductions of different
+//     (codegen/lower_kernel.h: lowered once, kept on the Segment). Otherwise, as when reductions of different
 //     extents meet, each reduction gets a kernel of its own whose results go to new buffers, and
 //     a last kernel computes the rest from them. Without PlanOptions::reductions_in_kernels,
 //     segments holding reductions run on the host.
@@ -211,10 +211,10 @@ class Planner {
   template <class InGroup>
   void add_kernels(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
                    const std::vector<std::pair<const Value*, Placement>>& root_placements, const InGroup& group_has) {
-    Segment whole = make_kernel(nodes, roots, root_placements);
-    const std::string problem = whole.kind == SegmentKind::Kernel ? kernel_form_problem(whole.spec) : "";
+    Candidate whole = make_kernel(nodes, roots, root_placements);
+    const std::string problem = std::move(whole.problem);
     if (problem.empty()) {
-      commit_kernel(std::move(whole), root_placements);
+      commit_kernel(std::move(whole.segment), root_placements);
       return;
     }
     auto placement_of = [&](const Value* v) {
@@ -237,10 +237,10 @@ class Planner {
         results.push_back(v);
         placements.push_back({v, placement_of(v)});
       }
-      Segment seg = make_kernel(nodes_for(results, group_has), results, placements);
-      const std::string own = kernel_form_problem(seg.spec);
-      VF_INTERNAL_CHECK(own.empty(), "the kernel of prims.", op_name(r->op), " ", r->output()->name,
-                        " alone cannot be generated: ", own);
+      Candidate own = make_kernel(nodes_for(results, group_has), results, placements);
+      VF_INTERNAL_CHECK(own.problem.empty(), "the kernel of prims.", op_name(r->op), " ", r->output()->name,
+                        " alone cannot be generated: ", own.problem);
+      Segment& seg = own.segment;
       seg.note = "split: " + problem + (seg.note.empty() ? "" : "; " + seg.note);
       commit_kernel(std::move(seg), placements);
     }
@@ -252,7 +252,10 @@ class Planner {
       rest_placements.push_back({v, p});
     }
     if (rest.empty()) return;
-    Segment seg = make_kernel(nodes_for(rest, group_has), rest, rest_placements);
+    Candidate last = make_kernel(nodes_for(rest, group_has), rest, rest_placements);
+    VF_INTERNAL_CHECK(last.problem.empty(), "the kernel of the rest of a split segment cannot be generated: ",
+                      last.problem);
+    Segment& seg = last.segment;
     seg.note = "split: " + problem + (seg.note.empty() ? "" : "; " + seg.note);
     commit_kernel(std::move(seg), rest_placements);
   }
@@ -294,12 +297,21 @@ class Planner {
 
   void add_kernel(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
                   const std::vector<std::pair<const Value*, Placement>>& root_placements) {
-    commit_kernel(make_kernel(nodes, roots, root_placements), root_placements);
+    Candidate c = make_kernel(nodes, roots, root_placements);
+    VF_INTERNAL_CHECK(c.problem.empty(), "the kernel of ", roots.at(0)->name, " cannot be generated: ", c.problem);
+    commit_kernel(std::move(c.segment), root_placements);
   }
 
-  // A kernel (or host) segment computing `roots` from `nodes`, whose inputs are placed.
-  Segment make_kernel(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
-                      const std::vector<std::pair<const Value*, Placement>>& root_placements) const {
+  // A kernel segment lowered (or a host segment), or why one kernel cannot compute it.
+  struct Candidate {
+    Segment segment;
+    std::string problem;
+  };
+
+  // A kernel (or host) segment computing `roots` from `nodes`, whose inputs are placed. A kernel
+  // segment is lowered here, once: its Segment keeps the kernel IR for the backends.
+  Candidate make_kernel(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
+                        const std::vector<std::pair<const Value*, Placement>>& root_placements) const {
     Segment seg;
     const bool has_reduction = std::any_of(nodes.begin(), nodes.end(), [](const Node* n) {
       return op_category(n->op) == OpCategory::Reduction;
@@ -321,13 +333,15 @@ class Planner {
       seg.spec.output_layouts.push_back(p.layout);
       seg.bytes_written += v->nbytes();
     }
-    if (seg.kind == SegmentKind::Kernel) {
-      std::string partly;
-      for (const std::string& name : partly_read_inputs(seg.spec)) partly += (partly.empty() ? "" : ", ") + name;
-      if (!partly.empty())
-        seg.note = "skips the elements of " + partly + " that a where's loop-index condition discards (reads above: an upper bound)";
-    }
-    return seg;
+    if (seg.kind != SegmentKind::Kernel) return {std::move(seg), ""};
+    LoweredKernel lowered = lower_kernel(seg.spec);
+    if (!lowered.ok()) return {std::move(seg), std::move(lowered.problem)};
+    std::string partly;
+    for (const std::string& name : partly_read_inputs(seg.spec, lowered.ir)) partly += (partly.empty() ? "" : ", ") + name;
+    if (!partly.empty())
+      seg.note = "skips the elements of " + partly + " that a where's loop-index condition discards (reads above: an upper bound)";
+    seg.kernel = std::make_shared<const KernelIR>(std::move(lowered.ir));
+    return {std::move(seg), ""};
   }
 
   // Appends the segment, places what it writes and plans its buffers.

@@ -412,7 +412,7 @@ TEST_P(ReductionKernels, CausalMaskedSoftmax_DiscardedScoresUnreadMatchReference
       if (swapped) f->add_output(f->add(OpKind::Mul, {x, f->add_constant(Scalar::from_float(2.0))}));
       const Plan plan = check(f, {random_tensor(DType::Float32, s, 73)}, t);
       ASSERT_EQ(plan.segments.size(), 1u);
-      const KernelIR ir = lower_kernel(plan.segments[0].spec);
+      const KernelIR& ir = *plan.segments[0].kernel;  // lowered by the planner
       int guarded = 0, unguarded = 0;
       for (const ValueExpr& v : ir.nests.at(0).values) {
         guarded += v.op == ValueOp::Load && v.pred >= 0 && v.pred_in_bounds;
@@ -520,28 +520,30 @@ TEST_P(ReductionKernels, DifferentExtents_SplitIntoKernelsMatchReference) {
 INSTANTIATE_TEST_SUITE_P(Backends, ReductionKernels, ::testing::Values(Device::Cpu, Device::Cuda),
                          [](const auto& info) { return std::string(device_name(info.param)); });
 
-TEST(KernelFormProblem, SameExtentsAndShapes_None) {
+TEST(LowerKernel, SameExtentsAndShapes_NoProblem) {
   Fusion f;
   Value* x = f.add_tensor_input("x", DType::Float32, {4, 8});
   Value* m = f.add(OpKind::Amax, {x}, DimsAttrs{{1}});
   f.add_output(f.add(OpKind::Sub, {x, f.add(OpKind::BroadcastInDim, {m}, BroadcastAttrs{{4, 8}, {0}})}));
-  EXPECT_EQ(kernel_form_problem(test::contiguous_spec(f)), "");
+  const LoweredKernel lowered = lower_kernel(test::contiguous_spec(f));
+  EXPECT_TRUE(lowered.ok()) << lowered.problem;
+  EXPECT_EQ(lowered.ir.nests.size(), 1u);
 }
 
-TEST(KernelFormProblem, ResultReadAlongReducedDim_Named) {
+TEST(LowerKernel, ResultReadAlongReducedDim_ProblemNamed) {
   Fusion f;  // a square input whose row sums are broadcast along the other dim
   Value* x = f.add_tensor_input("x", DType::Float32, {5, 5});
   Value* r = f.add(OpKind::Sum, {x}, DimsAttrs{{1}});
   f.add_output(f.add(OpKind::Add, {x, f.add(OpKind::BroadcastInDim, {r}, BroadcastAttrs{{5, 5}, {1}})}));
-  EXPECT_THAT(kernel_form_problem(test::contiguous_spec(f)), HasSubstr("depends on the reduced dims"));
+  EXPECT_THAT(lower_kernel(test::contiguous_spec(f)).problem, HasSubstr("depends on the reduced dims"));
 }
 
-TEST(KernelFormProblem, OutputOfOtherShape_Named) {
+TEST(LowerKernel, OutputOfOtherShape_ProblemNamed) {
   Fusion f;
   Value* x = f.add_tensor_input("x", DType::Float32, {4, 8});
   f.add_output(f.add(OpKind::Sum, {x}, DimsAttrs{{1}}));
   f.add_output(f.add(OpKind::Reshape, {x}, ReshapeAttrs{{32}}));
-  EXPECT_THAT(kernel_form_problem(test::contiguous_spec(f)), HasSubstr("has neither the shape [4, 8]"));
+  EXPECT_THAT(lower_kernel(test::contiguous_spec(f)).problem, HasSubstr("has neither the shape [4, 8]"));
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ int count_ops(const LoopNest& nest, IndexOp op) {
 TEST(LoopSpace, MergedOutputDim_SplitIntoReshapeInputDims) {
   Fusion f;
   merge_heads(f, {2, 4, 6, 8});
-  const KernelIR ir = lower_kernel(contiguous_spec(f));
+  const KernelIR ir = lower_kernel(contiguous_spec(f)).ir;
   ASSERT_EQ(ir.nests.size(), 1u);
   const LoopNest& nest = ir.nests[0];
   EXPECT_EQ(nest.extents.size(), 4u);  // [2, 6, 4 * 8] iterated as [2, 6, 4, 8]
@@ -57,7 +57,7 @@ TEST(LoopSpace, ContiguousMergeOfComputedValue_StaysFlat) {
   Fusion f;
   Value* x = f.add_tensor_input("x", DType::Float32, {3, 5, 7});
   f.add_output(f.add(OpKind::Reshape, {f.add(OpKind::Exp, {x})}, ReshapeAttrs{{3, 35}}));
-  const KernelIR ir = lower_kernel(contiguous_spec(f));
+  const KernelIR ir = lower_kernel(contiguous_spec(f)).ir;
   ASSERT_EQ(ir.nests.size(), 1u);
   EXPECT_EQ(ir.nests[0].extents.size(), 3u);
   EXPECT_TRUE(ir.nests[0].flat);

@@ -22,7 +22,7 @@ using ::testing::HasSubstr;
 class BrokenBackend : public Backend {
  public:
   Target target() const override { return Target::Cpu; }
-  std::shared_ptr<const PreparedKernel> prepare(const KernelSpec&) override {
+  std::shared_ptr<const PreparedKernel> prepare(const KernelSpec&, const KernelIR&) override {
     VF_INTERNAL_CHECK(false, "a deliberately broken backend");
     return nullptr;
   }

@@ -187,7 +187,7 @@ class RendezvousBackend : public Backend {
     void launch(const KernelArgs&) const override {}
   };
   Target target() const override { return Target::Cpu; }
-  std::shared_ptr<const PreparedKernel> prepare(const KernelSpec&) override {
+  std::shared_ptr<const PreparedKernel> prepare(const KernelSpec&, const KernelIR&) override {
     std::unique_lock<std::mutex> lock(mutex_);
     most_ = std::max(most_, ++running_);
     met_.notify_all();

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "codegen/generate_kernel.h"
 #include "frontend/trace_reader.h"
 #include "reference/compare.h"
 #include "reference/random_inputs.h"
@@ -88,6 +89,32 @@ TEST(Plan, ReshapeOfExpandedInput_AliasesWhenStrideZeroDimsSplit) {
   EXPECT_EQ(plan.kernel_count(), 0);
   EXPECT_EQ(plan.outputs[0].alias_of, x);
   EXPECT_EQ(plan.outputs[0].layout.strides, (std::vector<int64_t>{0, 0, 1}));
+}
+
+// Planning lowers each kernel segment once and keeps the IR on the Segment: generating from it
+// gives the kernel that lowering the segment's spec again gives, and split segments carry their own.
+TEST(Plan, KernelSegments_KeepTheirLoweredIr) {
+  int kernels = 0;
+  for (const char* dir : {"examples", "tests/segment/golden"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(VF_SOURCE_DIR) / dir)) {
+      if (e.path().extension() != ".py") continue;
+      const Fusion f = read_trace_file(e.path().string());
+      for (bool bookend : {false, true}) {
+        const Plan plan = plan_fusion(f, contiguous_input_layouts(f), PlanOptions{.bookend = bookend});
+        for (const Segment& s : plan.segments) {
+          if (s.kind != SegmentKind::Kernel) {
+            EXPECT_EQ(s.kernel, nullptr);
+            continue;
+          }
+          ASSERT_NE(s.kernel, nullptr) << e.path();
+          for (Target t : {Target::Cpu, Target::Cuda})
+            EXPECT_EQ(generate_kernel(s.spec, *s.kernel, t).source, generate_kernel(s.spec, t).source) << e.path();
+          ++kernels;
+        }
+      }
+    }
+  }
+  EXPECT_GE(kernels, 20);
 }
 
 // The executor's real allocations agree with the plan, and its results with the reference. Kernel
