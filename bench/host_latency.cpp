@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/generate_kernel.h"
+#include "codegen/pack_launch.h"
 #include "frontend/trace_reader.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/cuda_api.h"

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "base/error.h"
-#include "codegen/generate_kernel.h"
+#include "codegen/pack_launch.h"
 #include "frontend/trace_reader.h"
 #include "reference/compare.h"
 #include "reference/random_inputs.h"

@@ -1,26 +1,21 @@
-// The CUDA emitter: kernel IR to a CUDA C++ translation unit for NVRTC (no includes).
+// The CUDA emitter: kernel IR and its schedule (schedule_cuda.h) to a CUDA C++ translation unit for
+// NVRTC (no includes). It prints what the schedule chose, nest by nest:
 //
-// Each loop nest covers its flattened points. In a flat nest (every buffer contiguous in the loop
-// order) the point's position is the element index in every buffer, and aligned buffers move
-// 16-byte packs. A nest whose stores are contiguous along the innermost dim moves packs along it
-// (row-vector schedule). These vector passes take one span of packs per block with no loop (the
-// launch gives each its block); a nest with loads contiguous along another dim is tiled through
-// shared memory, a tile per pass of a loop over the grid (emit_cuda_tiled.cpp); otherwise, and
-// for the elements a vector pass leaves, a grid-stride loop unravels the multi-index of each
-// point with / and % in the index type (32-bit when the layout class allows it).
+// - a flat-vector nest (every buffer contiguous in the loop order) moves 16-byte packs at the
+//   point's position in every buffer, when the buffers are aligned;
+// - a row-vector nest moves packs along the innermost dim, the outer index unravelled once a step;
+// - a tiled nest goes through shared memory (emit_cuda_tiled.cpp), a reduction nest a team per
+//   row (emit_cuda_reduction.cpp).
+//
+// The vector passes take one span of packs per block with no loop (the launch gives each its
+// block); for the points they leave, and for a plain nest, a grid-stride loop unravels each
+// point's multi-index with / and % in the index type (32-bit when the layout class allows it).
 #include <algorithm>
 #include <optional>
 
 #include "codegen/emit_source.h"
 
 namespace vf {
-int vector_width(const LoopNest& nest, const std::vector<char>& vector_load) {
-  int64_t widest = 1;
-  for (size_t id = 0; id < nest.values.size(); ++id)
-    if (vector_load[id]) widest = std::max(widest, dtype_size(nest.values[id].dtype));
-  for (const StoreStmt& s : nest.stores) widest = std::max(widest, dtype_size(s.dtype));
-  return static_cast<int>(16 / widest);
-}
 
 // The tests are joined by the bitwise & and |, which have no side effects to order: nvcc then loads
 // every parameter at once and branches once, where && made a branch per test, each waiting for
@@ -57,36 +52,6 @@ const char kPreludeCommon[] =
 #include "codegen/prelude_common.inc"
     ;
 
-// Packs each thread keeps in flight per pass of the vector loops: U independent 16-byte loads per
-// buffer before the first use. 2, and at most as many as keep the packs of all `vector_loads`
-// within 48 registers (a RoPE reads eight packs a step). With a block per grain (plan_cuda_launch)
-// the blocks keep enough in flight: on the H200, in blocks of 128 threads, one pack per thread
-// made the merge-heads permute 10% slower and four made it 11% slower (measured while the packs
-// still looped over the grid and loaded under `break`, before emit_pack_load_index).
-int packs_in_flight(int vector_loads) {
-  constexpr int kPacks = 2, kPackRegisters = 4, kLoadRegisters = 48;
-  return std::clamp(kLoadRegisters / std::max(1, kPackRegisters * vector_loads), 1, kPacks);
-}
-
-int count(const std::vector<char>& flags) { return static_cast<int>(std::count(flags.begin(), flags.end(), 1)); }
-
-// A vector schedule's shape: packs of v elements, u packs per thread per pass of the loop, and
-// which loads move whole packs.
-struct VectorPlan {
-  int v = 1, u = 1;
-  std::vector<char> loads;
-};
-
-// A flat nest: every load moves packs.
-VectorPlan flat_vector_plan(const LoopNest& nest) {
-  VectorPlan plan;
-  plan.loads.assign(nest.values.size(), 0);
-  for (size_t id = 0; id < nest.values.size(); ++id) plan.loads[id] = nest.values[id].op == ValueOp::Load;
-  plan.v = vector_width(nest, plan.loads);
-  plan.u = packs_in_flight(count(plan.loads));
-  return plan;
-}
-
 // The type of the vector loops' pack counters: 32-bit when the kernel's index math is (every
 // output has fewer than 2^31 elements, and a thread's packs stay below a nest's packs plus a span),
 // else 64-bit.
@@ -113,11 +78,10 @@ void emit_pack_load_index(const std::string& Q, const std::string& count, std::s
 
 // The vector part of a flat nest: when every buffer's first element is aligned to its pack size
 // (tested branch-free, as in multiple_at_steps), each thread moves packs of V elements (16 bytes
-// of the widest dtype) with single loads and stores, packs_in_flight packs in its one pass (all
+// of the widest dtype) with single loads and stores, the schedule's u packs in its one pass (all
 // loads first); the remaining elements (and every element, when unaligned) take the scalar loop
 // after.
-void emit_vector_part(const LoopNest& nest, bool index32, std::string& out) {
-  const VectorPlan plan = flat_vector_plan(nest);
+void emit_vector_part(const LoopNest& nest, const VectorSchedule& plan, bool index32, std::string& out) {
   const std::string Q = pack_counter_type(index32);
   const int v = plan.v;
   const std::string V = std::to_string(v), U = std::to_string(plan.u);
@@ -172,83 +136,18 @@ void emit_vector_part(const LoopNest& nest, bool index32, std::string& out) {
   out += "    }\n";
 }
 
-// Whether a nest that is not flat can move packs along its innermost loop dim: every store's
-// address is (something independent of the innermost var) + that var.
-bool row_vector_ok(const LoopNest& nest, const std::vector<VarUse>& use) {
-  if (nest.flat || nest.extents.empty() || nest.stores.empty()) return false;
-  for (const StoreStmt& s : nest.stores)
-    if (use[s.index] != VarUse::Unit) return false;
-  return true;
-}
-
-// The loads of a row-vector nest that move whole packs of V: address (invariant + innermost var),
-// and a guard, if any, with one answer per aligned group of V (a cat's source ranges that start
-// at multiples of V: each pack comes from one source) or that only says whether the value is
-// used (pred_in_bounds: the pack is read whole). Sets v to V.
-std::vector<char> row_vector_loads(const LoopNest& nest, const std::vector<VarUse>& use,
-                                   const std::vector<AbiField>& fields, int& v) {
-  const int64_t last = static_cast<int64_t>(nest.extents.size()) - 1;
-  std::vector<char> vec_load(nest.values.size(), 0);
-  for (size_t id = 0; id < nest.values.size(); ++id) {
-    const ValueExpr& e = nest.values[id];
-    vec_load[id] = e.op == ValueOp::Load && use[e.index] == VarUse::Unit;
-  }
-  for (bool dropped = true; dropped;) {  // a guarded load dropped may widen V: check the others again
-    dropped = false;
-    v = vector_width(nest, vec_load);
-    const std::vector<VarUse> group_use = group_var_uses(nest, last, v, fields);
-    for (size_t id = 0; id < nest.values.size(); ++id) {
-      const int pred = nest.values[id].pred;
-      if (vec_load[id] && pred >= 0 && !nest.values[id].pred_in_bounds && group_use[pred] != VarUse::Invariant &&
-          group_use[pred] != VarUse::Grouped) {
-        vec_load[id] = 0;
-        dropped = true;
-      }
-    }
-  }
-  return vec_load;
-}
-
-VectorPlan row_vector_plan(const LoopNest& nest, const std::vector<VarUse>& use, const std::vector<AbiField>& fields) {
-  VectorPlan plan;
-  plan.loads = row_vector_loads(nest, use, fields, plan.v);
-  plan.u = packs_in_flight(count(plan.loads));
-  return plan;
-}
-
-// The row-vector schedule's steps go in the row-major order of the loop dims, except along the
-// row tile's dim: 2^kRowTileLog consecutive values of it (1 when its extent is not a multiple)
-// vary right after the innermost dim, its high part keeping its place. The tile's dim is the one
-// that moves a packed load to its next row in memory (ValueExpr::row_var), unless the stores'
-// rows already follow it (rank - 2): the merge-heads permute [B, H, S, D] -> [B, S, H, D] then
-// has a block read runs of 8 rows of D along S where it read one, and write runs of two rows.
-// On the H200, in one process: the generated kernel in the plain order 131.74 us, a hand-written
-// one in this order 131.42 (the same with runs of 4 or 16 rows), a 256 MiB copy 129.09; in the
-// benchmark the producer went from 0.1-0.2 us behind torch.compile to a tie (-0.08 to +0.2 us).
-constexpr int kRowTileLog = 3;
-
-int row_tile_dim(const LoopNest& nest, const std::vector<char>& vec_load) {
-  const int rows_dim = static_cast<int>(nest.extents.size()) - 2;
-  for (size_t id = 0; id < nest.values.size(); ++id) {
-    const ValueExpr& e = nest.values[id];
-    if (vec_load[id] && e.unit_var == rows_dim + 1 && e.row_var >= 0 && e.row_var < rows_dim) return e.row_var;
-  }
-  return -1;
-}
-
 // The row-vector schedule: each step of a thread covers V consecutive points along the innermost
 // dim (the extent a multiple of V), with the outer index math done once per step (divisions by
-// multiply-high with 32-bit index math). The loads of row_vector_loads and every store move whole
+// multiply-high with 32-bit index math). The schedule's packed loads and every store move whole
 // packs (a guarded load tests its guard once per pack); other loads read element by element.
-// packs_in_flight steps in each thread's one pass, their loads issued before any use. The pass
+// A thread makes the schedule's u steps in its one pass, their loads issued before any use. The pass
 // runs when every pack is aligned, tested once (multiple_at_steps); extents that are not a
 // multiple of V and unaligned packs take the plain loop.
-void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, KernelAbi& abi,
+void emit_row_vector(const LoopNest& nest, const NestSchedule& schedule, bool index32,
                      const std::vector<std::string>& sizes, const std::vector<std::string>& vars,
                      const std::string& pre, std::string& out) {
-  const bool index32 = abi.index32;
   const size_t rank = nest.extents.size();
-  const VectorPlan plan = row_vector_plan(nest, use, abi.fields);
+  const VectorSchedule& plan = schedule.vector;
   const int v = plan.v;
   const std::vector<char>& vec_load = plan.loads;
   const std::string V = std::to_string(v), U = std::to_string(plan.u);
@@ -266,20 +165,14 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   for (const StoreStmt& st : nest.stores) test(st.dtype, st.param, st.index);
   out += "    if (" + sizes[rank - 1] + " % " + V + " == 0" + aligned + ") {\n";
   out += "      const vf_index " + pre + "sv = " + sizes[rank - 1] + " / " + V + ";\n";
-  if (index32) {
-    std::vector<std::pair<int, int64_t>> divisors;
-    for (size_t d = 0; d < rank; ++d) divisors.emplace_back(nest.extents[d], d + 1 == rank ? v : 1);
-    emit_dividers(abi, divisors, pre, "      ", out);
-  }
-  const int tile = row_tile_dim(nest, vec_load);
+  if (index32) emit_dividers(schedule.dividers, pre, "      ", out);
+  const int tile = plan.row_tile;
   if (tile >= 0) {
-    out += "      const int " + pre + "rl = " + sizes[tile] + " % " + std::to_string(1 << kRowTileLog) + " == 0 ? " +
-           std::to_string(kRowTileLog) + " : 0;\n";
-    if (index32 && tile > 0) {
-      const int k = abi_field(abi, AbiFieldKind::Divider, nest.extents[tile], 1 << kRowTileLog);
-      out += "      const vf_divider " + pre + "dvt = " + pre + "rl ? vf_divider_of(" + field_name(k) + ") : " + pre + "dv" +
-             std::to_string(tile) + ";\n";
-    }
+    out += "      const int " + pre + "rl = " + sizes[tile] + " % " + std::to_string(1 << plan.row_tile_log) + " == 0 ? " +
+           std::to_string(plan.row_tile_log) + " : 0;\n";
+    if (index32 && tile > 0)
+      out += "      const vf_divider " + pre + "dvt = " + pre + "rl ? vf_divider_of(" + field_name(schedule.row_tile_divider) +
+             ") : " + pre + "dv" + std::to_string(tile) + ";\n";
   }
   const std::string Q = pack_counter_type(index32);
   out += "      const " + Q + " steps = numel / " + V + ", stride = VF_BLOCK_DIM, span = " + U + " * stride;\n";
@@ -377,9 +270,9 @@ void emit_row_vector(const LoopNest& nest, const std::vector<VarUse>& use, Kerne
   out += "    }\n";
 }
 
-void emit_nest(const LoopNest& nest, int n, KernelAbi& abi, int tile, std::string& out) {
-  if (tile > 0) {
-    emit_tiled_nest(nest, n, transposed_dim(nest), tile, abi, out);
+void emit_nest(const LoopNest& nest, int n, const NestSchedule& schedule, const KernelAbi& abi, std::string& out) {
+  if (schedule.kind == NestKind::Tiled) {
+    emit_tiled_nest(nest, n, schedule, abi, out);
     return;
   }
   const size_t rank = nest.extents.size();
@@ -398,12 +291,8 @@ void emit_nest(const LoopNest& nest, int n, KernelAbi& abi, int tile, std::strin
   }
   out += abi.index32 ? "    const vf_index numel = (vf_index)(" + numel + ");\n" : "    const vf_i64 numel = " + numel + ";\n";
   out += "    vf_i64 start = 0;\n";
-  if (nest.flat && !nest.stores.empty()) {
-    emit_vector_part(nest, abi.index32, out);
-  } else if (!nest.flat && rank > 0) {
-    const std::vector<VarUse> use = var_uses(nest, static_cast<int64_t>(rank) - 1);
-    if (row_vector_ok(nest, use)) emit_row_vector(nest, use, abi, sizes, vars, p, out);
-  }
+  if (schedule.kind == NestKind::FlatVector) emit_vector_part(nest, schedule.vector, abi.index32, out);
+  if (schedule.kind == NestKind::RowVector) emit_row_vector(nest, schedule, abi.index32, sizes, vars, p, out);
   out += "    for (vf_i64 flat = start + (vf_i64)blockIdx.x * blockDim.x + threadIdx.x; flat < numel;\n";
   out += "         flat += (vf_i64)gridDim.x * blockDim.x) {\n";
   if (nest.flat) {
@@ -450,12 +339,9 @@ void emit_unravel(const std::string& flat, const std::vector<std::string>& sizes
   }
 }
 
-void emit_dividers(KernelAbi& abi, const std::vector<std::pair<int, int64_t>>& sizes, const std::string& pre,
-                   const std::string& indent, std::string& out) {
-  for (size_t d = 1; d < sizes.size(); ++d) {
-    const int k = abi_field(abi, AbiFieldKind::Divider, sizes[d].first, static_cast<int32_t>(sizes[d].second));
-    out += indent + "const vf_divider " + pre + "dv" + std::to_string(d) + " = vf_divider_of(" + field_name(k) + ");\n";
-  }
+void emit_dividers(const std::vector<int>& fields, const std::string& pre, const std::string& indent, std::string& out) {
+  for (size_t d = 1; d < fields.size(); ++d)
+    out += indent + "const vf_divider " + pre + "dv" + std::to_string(d) + " = vf_divider_of(" + field_name(fields[d]) + ");\n";
 }
 
 std::string pack_type(DType dtype, int v) {
@@ -467,110 +353,22 @@ std::string pack_at(DType dtype, int v, const std::string& ptr, const std::strin
   return "*(" + c + pack_type(dtype, v) + "*)((" + c + memory_type(dtype) + "*)" + ptr + " + " + index + ")";
 }
 
-bool calls_math_function(OpKind fn) {
-  switch (fn) {
-    case OpKind::Exp: case OpKind::Exp2: case OpKind::Expm1: case OpKind::Log: case OpKind::Log1p:
-    case OpKind::Log2: case OpKind::Log10: case OpKind::Sin: case OpKind::Cos: case OpKind::Tan:
-    case OpKind::Tanh: case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asin: case OpKind::Acos:
-    case OpKind::Atan: case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Pow:
-    case OpKind::Fmod: case OpKind::Remainder: case OpKind::Atan2:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Threads resident per multiprocessor for a vector schedule: 1,536 when its packs in flight take at
-// most 16 registers a thread (42 registers; 48 KB in flight per multiprocessor), else 1,024 (64
-// registers: a RoPE's eight loads a step); as blocks of `block` threads.
-int vector_blocks_per_sm(const VectorPlan& plan, int block) {
-  constexpr int kPackRegisters = 4;
-  return (count(plan.loads) * plan.u * kPackRegisters <= 16 ? 1536 : 1024) / block;
-}
-
-// Threads per block of a kernel whose nests are vector or plain loops: 128, so that a block moves
-// 128 x U 16-byte packs of each tensor in its one pass (4 KB at U = 2). On the H200, against blocks
-// of 256 (same threads resident, generated kernels, same run): the 1 GiB chain 97.5% -> 99.7% of
-// the copy ceiling, RoPE 92.8% -> 97.3%, bias + gelu 89.6% -> 92.0%, the MLP gelu 96.5% -> 99.1%,
-// the merge-heads consumer 94.9% -> 96.0%, the producer 95.8% -> 95.0%. One pack per thread was
-// worse for all but the chain (the producer 83-86%). Both measured with the grid loop that
-// emit_vector_pass replaced.
-constexpr int kVectorBlock = 128;
-
-// The launch shape of a kernel: threads per block, the blocks kept resident per multiprocessor and
-// each nest's grain.
-//
-// Vector schedules keep 1,536 or 1,024 threads resident (vector_blocks_per_sm); tiled ones as many
-// blocks of 256 as their shared memory allows, up to 4; a reduction nest as many as its registers
-// per thread allow (AbiNest::registers). Kernels with only plain loops set none.
-//
-// Vector, tiled and reduction nests also get their grain, the points (rows) one block covers in
-// one pass of its loop (V x U x threads, a tile, or a row per team): pack_launch gives them a
-// block per grain, so that each block makes one pass and the hardware schedules the blocks (on
-// the H200 a pass per block moves 5 to 8% more bytes per second than a grid of one wave whose
-// blocks loop, and leaves no wave's tail of rows).
-void plan_cuda_launch(KernelIR& ir) {
-  for (size_t n = 0; n < ir.nests.size(); ++n) {
-    if (!ir.nests[n].is_reduction()) continue;
-    AbiNest& abi = ir.abi.nests[n];  // 64K registers per multiprocessor; a row per team
-    ir.abi.blocks_per_sm = std::max(1, 65536 / (ir.abi.block_size * abi.registers));
-    abi.grain = std::max(1, ir.abi.block_size / std::max(1, abi.team));
-    return;
-  }
-  const std::vector<int> sides = tile_sides(ir);
-  std::vector<std::optional<VectorPlan>> plans(ir.nests.size());
-  for (size_t n = 0; n < ir.nests.size(); ++n) {
-    const LoopNest& nest = ir.nests[n];
-    const int64_t rank = static_cast<int64_t>(nest.extents.size());
-    if (sides[n] > 0) continue;
-    if (nest.flat && !nest.stores.empty()) {
-      plans[n] = flat_vector_plan(nest);
-    } else if (!nest.flat && rank > 0) {
-      const std::vector<VarUse> use = var_uses(nest, rank - 1);
-      if (row_vector_ok(nest, use)) plans[n] = row_vector_plan(nest, use, ir.abi.fields);
-    }
-  }
-  const bool tiled = std::any_of(sides.begin(), sides.end(), [](int s) { return s > 0; });
-  if (!tiled && std::any_of(plans.begin(), plans.end(), [](const auto& p) { return p.has_value(); }))
-    ir.abi.block_size = kVectorBlock;
-  int blocks = 0;
-  auto take = [&](int b) { blocks = blocks == 0 ? b : std::min(blocks, b); };
-  int64_t shared = 0;
-  for (size_t n = 0; n < ir.nests.size(); ++n) {
-    AbiNest& abi = ir.abi.nests[n];
-    if (sides[n] > 0) {
-      shared += tiled_shared_bytes(ir.nests[n], sides[n]);
-      abi.grain = int64_t{sides[n]} * sides[n];
-    } else if (plans[n]) {
-      abi.grain = int64_t{plans[n]->v} * plans[n]->u * ir.abi.block_size;
-      take(vector_blocks_per_sm(*plans[n], ir.abi.block_size));
-    }
-  }
-  // 228 KB of shared memory per multiprocessor on sm_90, 1 KB of it reserved per block.
-  if (shared > 0) take(static_cast<int>(std::clamp<int64_t>(228 * 1024 / (shared + 1024), 1, 4)));
-  ir.abi.blocks_per_sm = blocks;
-}
-
-std::string emit_cuda(KernelIR& ir, const std::string& entry) {
-  // The body first: it adds the Divider fields its loops use; then the argument block.
-  std::string body;
-  const std::vector<int> sides = tile_sides(ir);
-  for (size_t n = 0; n < ir.nests.size(); ++n) {
-    if (ir.nests[n].is_reduction())
-      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), ir.abi, body);
-    else
-      emit_nest(ir.nests[n], static_cast<int>(n), ir.abi, sides[n], body);
-  }
-  finalize_abi(ir.abi, ir.abi.index32);
+std::string emit_cuda(const KernelIR& ir, const KernelSchedule& schedule, const std::string& entry) {
+  const KernelAbi& abi = schedule.abi;
   std::string out = "// Generated by viewfuse (CUDA pointwise kernel).\n";
   out += kPreludeCuda;
   out += kPreludeCommon;
-  out += ir.abi.index32 ? "typedef vf_i32 vf_index;\n" : "typedef vf_i64 vf_index;\n";
-  emit_args_struct(ir.abi, out);
-  const std::string min_blocks = ir.abi.blocks_per_sm > 0 ? ", " + std::to_string(ir.abi.blocks_per_sm) : "";
-  out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(ir.abi.block_size) + min_blocks + ") " + entry +
+  out += abi.index32 ? "typedef vf_i32 vf_index;\n" : "typedef vf_i64 vf_index;\n";
+  emit_args_struct(abi, out);
+  const std::string min_blocks = abi.blocks_per_sm > 0 ? ", " + std::to_string(abi.blocks_per_sm) : "";
+  out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(abi.block_size) + min_blocks + ") " + entry +
          "(const VfArgs a) {\n";
-  out += body;
+  for (size_t n = 0; n < ir.nests.size(); ++n) {
+    if (schedule.nests[n].kind == NestKind::Reduction)
+      emit_cuda_reduction_nest(ir.nests[n], static_cast<int>(n), schedule.nests[n], abi, out);
+    else
+      emit_nest(ir.nests[n], static_cast<int>(n), schedule.nests[n], abi, out);
+  }
   out += "}\n";
   return out;
 }

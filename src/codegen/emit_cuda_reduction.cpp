@@ -1,5 +1,5 @@
 // The CUDA schedule of a reduction nest (kernel_ir.h): a team of threads (a warp, a block of up to
-// 1024 threads, or one thread when many rows reduce outer dims; generate_kernel.cpp chooses) takes
+// 1024 threads, or one thread when many rows reduce outer dims; schedule_cuda.cpp chooses) takes
 // a row at a time, in a grid-stride loop over rows. Each thread accumulates its share of the
 // reduced elements; the team combines the partial results with warp shuffles (and shared memory
 // across the block's warps), so that every thread of the team holds the row's result, and the
@@ -57,34 +57,20 @@ void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& i
 // team's threads stride over the row.
 class RowSchedule {
  public:
-  RowSchedule(const LoopNest& nest, const std::vector<AbiField>& fields, ScopedEmitter& em,
-              const std::vector<std::string>& vars, const std::string& prefix, int team, int per_thread, int v)
-      : nest_(nest), em_(em), vars_(vars), p_(prefix), team_(team), per_thread_(per_thread), v_(v) {
-    const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
-    for (int phase = 0; phase < em.phases(); ++phase) needs_.push_back(em.needed_values(em.phase_operands(phase)));
+  // The row in registers as `r` (ReductionSchedule) says, or, with per_thread 0, the strided loop.
+  RowSchedule(const LoopNest& nest, ScopedEmitter& em, const std::vector<std::string>& vars, const std::string& prefix,
+              int team, const ReductionSchedule& r)
+      : nest_(nest), em_(em), vars_(vars), p_(prefix), team_(team), per_thread_(r.per_thread),
+        packed_(r.packed), packed_store_(r.packed_store), cached_(r.cached), v_(r.per_thread > 0 ? r.vec : 1) {
+    for (int phase = 0; phase < nest.phase_count(); ++phase) needs_.push_back(nest.needed_values(nest.phase_operands(phase)));
     std::vector<int> stored;
     for (const StoreStmt& s : nest.stores)
       if (!s.row) stored.push_back(s.value);
-    needs_.push_back(em.needed_values(stored));
-    packed_.assign(nest.values.size(), 0);
-    packed_store_.assign(nest.stores.size(), 0);
-    cached_.assign(nest.values.size(), 0);
-    if (per_thread_ == 0) return;
-    if (v_ > 1) {
-      const std::vector<VarUse> use = group_var_uses(nest, static_cast<int64_t>(rank + inner) - 1, v_, fields);
-      for (size_t id = 0; id < nest.values.size(); ++id) {
-        const ValueExpr& e = nest.values[id];
-        packed_[id] = load_in_bounds(e) && use[e.index] == VarUse::Unit;
-      }
-      for (size_t k = 0; k < nest.stores.size(); ++k)
-        packed_store_[k] = !nest.stores[k].row && use[nest.stores[k].index] == VarUse::Unit;
-    }
-    for (size_t id = 0; id < nest.values.size(); ++id) {
-      int uses = 0;
-      for (const auto& need : needs_) uses += need[id];
-      const ValueExpr& e = nest.values[id];
-      cached_[id] = (e.op == ValueOp::Load || (e.op == ValueOp::Apply && calls_math_function(e.fn))) && uses >= 2 &&
-                    em.is_inner(static_cast<int>(id));
+    needs_.push_back(nest.needed_values(stored));
+    if (per_thread_ == 0) {  // the strided loop: nothing packed or cached
+      packed_.assign(nest.values.size(), 0);
+      cached_.assign(nest.values.size(), 0);
+      packed_store_.assign(nest.stores.size(), 0);
     }
   }
 
@@ -172,7 +158,7 @@ class RowSchedule {
       }
       override_[static_cast<int>(id)] = from_memory(nest_.values[id].dtype, name + (cached_[id] ? "[g]" : "") + ".e[j]");
     }
-    for (size_t k = 0; l == em_.phases() && k < nest_.stores.size(); ++k) {
+    for (size_t k = 0; l == nest_.phase_count() && k < nest_.stores.size(); ++k) {
       if (!packed_store_[k]) continue;
       stores_now.push_back(static_cast<int>(k));
       roots.push_back(nest_.stores[k].index);
@@ -278,9 +264,9 @@ class RowSchedule {
 
 }  // namespace
 
-void emit_cuda_reduction_nest(const LoopNest& nest, int n, KernelAbi& kabi, std::string& out) {
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& schedule, const KernelAbi& kabi,
+                              std::string& out) {
   const AbiNest& abi = kabi.nests[n];
-  const std::vector<AbiField>& fields = kabi.fields;
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
   const int team = abi.team;
   const std::string p = "n" + std::to_string(n) + "_", T = std::to_string(team);
@@ -303,13 +289,9 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, KernelAbi& kabi, std:
   out += "    int parity = 0;\n";
   // With 32-bit index math the row's multi-index comes from host dividers (a block reduces one
   // grain of rows, so per-thread divisions would cost about twenty instructions each per row).
-  std::vector<std::pair<int, int64_t>> divisors;
   std::vector<std::string> row_sizes, row_vars(vars.begin(), vars.begin() + static_cast<int64_t>(rank));
-  for (size_t d = 0; d < rank; ++d) {
-    divisors.emplace_back(nest.extents[d], 1);
-    row_sizes.push_back(p + "s" + std::to_string(d));
-  }
-  if (kabi.index32) emit_dividers(kabi, divisors, p, "    ", out);
+  for (size_t d = 0; d < rank; ++d) row_sizes.push_back(p + "s" + std::to_string(d));
+  if (kabi.index32) emit_dividers(schedule.dividers, p, "    ", out);
   out += "    for (vf_i64 row = (vf_i64)blockIdx.x * (blockDim.x / " + T + ") + threadIdx.x / " + T +
          "; row < rows; row += teams, parity ^= 1) {\n";
   if (kabi.index32) {
@@ -321,7 +303,7 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, KernelAbi& kabi, std:
     out += "      (void)rest;\n";
   }
   ScopedEmitter em(nest, vars, "vf_index");
-  RowSchedule rs(nest, fields, em, vars, p, team, abi.per_thread, abi.per_thread > 0 ? abi.vec : 1);
+  RowSchedule rs(nest, em, vars, p, team, schedule.reduction);
   if (!rs.packed_addresses().empty()) {
     // Every group of a row is aligned when the row's first element is (v divides the row), and,
     // for an address that divides the reduced var by c (a split by a reshape), element c is too.
@@ -346,7 +328,7 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, KernelAbi& kabi, std:
     rs.emit(out, "        ");
     em.restore(saved);
     out += "      } else {\n";
-    RowSchedule(nest, fields, em, vars, p, team, 0, 1).emit(out, "        ");
+    RowSchedule(nest, em, vars, p, team, ReductionSchedule{}).emit(out, "        ");
     out += "      }\n";
   } else {
     rs.emit(out, "      ");

@@ -1,5 +1,6 @@
-// The CUDA tiled schedule of transpose-like nests: a load walks another dim than the output's
-// innermost with unit stride, so its reads and the stores go through shared-memory tiles.
+// The CUDA emitter of tiled nests (transposes: a load walks another dim than the output's innermost
+// with unit stride, so its reads and the stores go through shared-memory tiles); schedule_cuda.cpp
+// chooses the tiles.
 #include <algorithm>
 #include <optional>
 
@@ -8,72 +9,12 @@
 namespace vf {
 namespace {
 
-// The loads a tiled nest reads through shared memory: unguarded, unit stride along loop dim p.
-std::vector<int> tiled_loads(const LoopNest& nest, int p) {
-  std::vector<int> tiled;
-  for (size_t id = 0; id < nest.values.size(); ++id) {
-    const ValueExpr& e = nest.values[id];
-    if (e.op == ValueOp::Load && e.pred < 0 && e.unit_var == p) tiled.push_back(static_cast<int>(id));
-  }
-  return tiled;
-}
-
-// Bytes of shared memory per tile element: one per tiled load.
-int64_t tile_element_bytes(const LoopNest& nest, int p) {
-  int64_t bytes = 0;
-  for (int id : tiled_loads(nest, p)) bytes += dtype_size(nest.values[id].dtype);
-  return bytes;
-}
-
-int64_t tile_bytes(int64_t element_bytes, int t) { return element_bytes * t * (t + 1); }
-
-// The packed variant of a tile's phases (emit_packed_tile): the tiled loads read packs of V
-// consecutive elements along dim p, and the other unguarded loads that walk the innermost dim with
-// unit stride, and the stores, move packs along it. A thread takes pack column `pc` (of T / V) and
-// rows pr, pr + R, ... (R = threads / (T / V)) of the tile.
-struct PackedTile {
-  int v = 1, rows = 1;     // elements per pack; tile rows one pass of the block covers (R)
-  std::vector<char> last;  // per value: a load moved in packs along the innermost dim
-};
-
-// The packed variant for a nest tiled along p with side t in blocks of `block` threads, when every
-// tiled load is invariant + the var of p, every store invariant + the innermost var, the block's
-// threads tile the T x T tile in whole packs, and a thread's packs of the tile fit 40 registers
-// (the limit of the staged element tiles).
-std::optional<PackedTile> packed_tile(const LoopNest& nest, int p, int t, int block) {
-  const int64_t last = static_cast<int64_t>(nest.extents.size()) - 1;
-  const std::vector<VarUse> use_p = var_uses(nest, p), use_last = var_uses(nest, last);
-  PackedTile plan;
-  plan.last.assign(nest.values.size(), 0);
-  std::vector<char> packed(nest.values.size(), 0);
-  for (int id : tiled_loads(nest, p)) {
-    if (use_p[nest.values[id].index] != VarUse::Unit) return std::nullopt;
-    packed[id] = 1;
-  }
-  for (const StoreStmt& s : nest.stores)
-    if (use_last[s.index] != VarUse::Unit) return std::nullopt;
-  for (size_t id = 0; id < nest.values.size(); ++id) {
-    const ValueExpr& e = nest.values[id];
-    plan.last[id] = e.op == ValueOp::Load && e.pred < 0 && !packed[id] && use_last[e.index] == VarUse::Unit;
-    packed[id] |= plan.last[id];
-  }
-  plan.v = vector_width(nest, packed);
-  const int columns = t / plan.v;
-  if (columns < 1 || block % columns != 0) return std::nullopt;
-  plan.rows = block / columns;
-  if (plan.rows > t || t % plan.rows != 0) return std::nullopt;
-  int64_t bytes = 0;  // of a thread's packs of the tile
-  for (size_t id = 0; id < nest.values.size(); ++id)
-    if (packed[id]) bytes += int64_t{t} * t / block * dtype_size(nest.values[id].dtype);
-  if (bytes > 40 * 4) return std::nullopt;
-  return plan;
-}
-
 // A C condition for the packed variant, tested once per nest: the packed dims' extents are
 // multiples of V, and every pack's address is aligned at every tile position (multiple_at_steps
 // along p for the tiled loads, along the innermost dim for the others and the stores).
-std::string packed_tile_condition(const LoopNest& nest, int p, const PackedTile& plan, const std::string& sp,
-                                  const std::string& sl) {
+std::string packed_tile_condition(const LoopNest& nest, const TileSchedule& tile, const PackedTile& plan,
+                                  const std::string& sp, const std::string& sl) {
+  const int p = tile.dim;
   const int64_t last = static_cast<int64_t>(nest.extents.size()) - 1;
   const std::string V = std::to_string(plan.v);
   std::vector<std::string> memo_p(nest.indices.size()), memo_last(nest.indices.size());
@@ -81,7 +22,7 @@ std::string packed_tile_condition(const LoopNest& nest, int p, const PackedTile&
   auto test = [&](DType dtype, int data, int index, bool along_p) {
     c += packs_aligned(nest, dtype, data, index, along_p ? p : last, plan.v, along_p ? memo_p : memo_last);
   };
-  for (int id : tiled_loads(nest, p)) test(nest.values[id].dtype, nest.values[id].param, nest.values[id].index, true);
+  for (int id : tile.loads) test(nest.values[id].dtype, nest.values[id].param, nest.values[id].index, true);
   for (size_t id = 0; id < nest.values.size(); ++id)
     if (plan.last[id]) test(nest.values[id].dtype, nest.values[id].param, nest.values[id].index, false);
   for (const StoreStmt& s : nest.stores) test(s.dtype, s.param, s.index, false);
@@ -94,13 +35,14 @@ std::string packed_tile_condition(const LoopNest& nest, int p, const PackedTile&
 // used); then the tiled packs go to shared memory, and after the barrier each thread computes
 // its packs of the innermost dim lane by lane and stores them whole. Loads that are neither
 // tiled nor packed read element by element in the lanes.
-void emit_packed_tile(const LoopNest& nest, int p, int t, const PackedTile& plan, const std::string& pre,
+void emit_packed_tile(const LoopNest& nest, const TileSchedule& tile, const PackedTile& plan, const std::string& pre,
                       const std::vector<std::string>& vars, std::string& out) {
+  const int p = tile.dim, t = tile.side;
   const size_t last = nest.extents.size() - 1;
   const std::string V = std::to_string(plan.v), R = std::to_string(plan.rows), J = std::to_string(t / plan.rows);
   const std::string sp = pre + "s" + std::to_string(p), sl = pre + "s" + std::to_string(last);
   const std::string col = pre + "tp + " + V + " * pc", row = pre + "tl + k";  // a tiled pack's p and innermost
-  const std::vector<int> tiled = tiled_loads(nest, p);
+  const std::vector<int>& tiled = tile.loads;
   auto pack_load = [&](int id, const std::string& into) {
     const ValueExpr& e = nest.values[id];
     out += "          " + into + " = " + pack_at(e.dtype, plan.v, field_name(e.param), index_ref(nest, e.index, vars), true) +
@@ -186,51 +128,21 @@ void emit_packed_tile(const LoopNest& nest, int p, int t, const PackedTile& plan
 
 }  // namespace
 
-int transposed_dim(const LoopNest& nest) {
-  const int last = static_cast<int>(nest.extents.size()) - 1;
-  if (nest.flat || last < 1) return -1;
-  for (const ValueExpr& e : nest.values)
-    if (e.op == ValueOp::Load && e.pred < 0 && e.unit_var >= 0 && e.unit_var != last) return e.unit_var;
-  return -1;
-}
-
-// The nests with a transposed dim share 40 KB of static shared memory (a kernel can declare at
-// most 48 KB) equally, each taking the largest side of 64, 32 or 16 that fits its share; one whose
-// 16-wide tiles do not fit is not tiled.
-std::vector<int> tile_sides(const KernelIR& ir) {
-  std::vector<int> sides(ir.nests.size(), 0);
-  int64_t tiled = 0;
-  for (const LoopNest& nest : ir.nests) tiled += !nest.is_reduction() && transposed_dim(nest) >= 0;
-  if (tiled == 0) return sides;
-  const int64_t share = 40 * 1024 / tiled;
-  for (size_t n = 0; n < ir.nests.size(); ++n) {
-    const int p = ir.nests[n].is_reduction() ? -1 : transposed_dim(ir.nests[n]);
-    if (p < 0) continue;
-    const int64_t bytes = tile_element_bytes(ir.nests[n], p);
-    for (int t = 64; t >= 16 && sides[n] == 0; t /= 2)
-      if (tile_bytes(bytes, t) <= share) sides[n] = t;
-  }
-  return sides;
-}
-
-int64_t tiled_shared_bytes(const LoopNest& nest, int side) {
-  return tile_bytes(tile_element_bytes(nest, transposed_dim(nest)), side);
-}
-
 // A tiled schedule for a transpose-like nest: each block takes T x T tiles of (dim p, innermost
-// dim) for fixed other dims (T from tile_sides). The loads that walk dim p with unit stride are
+// dim) for fixed other dims (T from the schedule: schedule_cuda.cpp tile_sides). The loads that walk dim p with unit stride are
 // first read into shared memory with threads along p (coalesced, T / (threads / T) loads per
 // thread in flight), then the body runs with threads along the innermost dim (coalesced stores),
 // reading those loads from the tile and its other loads from registers filled before the barrier;
 // in 16-byte packs when the run allows (emit_packed_tile), else element by element. With 32-bit
 // index math, the tile number is unravelled by multiply-high division.
-void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, KernelAbi& abi, std::string& out) {
+void emit_tiled_nest(const LoopNest& nest, int n, const NestSchedule& schedule, const KernelAbi& abi, std::string& out) {
+  const TileSchedule& tile = schedule.tile;
+  const int p = tile.dim, t = tile.side;
   const bool index32 = abi.index32;
-  const int block = abi.block_size;
   const size_t rank = nest.extents.size();
   const std::string pre = "n" + std::to_string(n) + "_";
   auto size = [&](size_t d) { return pre + "s" + std::to_string(d); };
-  std::vector<int> tiled = tiled_loads(nest, p);
+  const std::vector<int>& tiled = tile.loads;
   const std::string T = std::to_string(t);
   std::vector<std::string> vars;
   out += "  {\n";
@@ -241,26 +153,22 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, KernelAbi& abi, 
   const std::string sp = size(p), sl = size(rank - 1);
   // Tile coordinates, innermost first: the tile along the last dim, along p, then the other dims.
   std::vector<std::string> tsizes, tvars;
-  std::vector<std::pair<int, int64_t>> divisors;  // tsizes as (size field, tile side or 1)
   for (size_t d = 0; d + 1 < rank; ++d)
     if (static_cast<int>(d) != p) {
       tsizes.push_back(size(d));
       tvars.push_back(vars[d]);
-      divisors.emplace_back(nest.extents[d], 1);
     }
   tsizes.push_back(pre + "tiles_p");
   tvars.push_back(pre + "tp");
-  divisors.emplace_back(nest.extents[static_cast<size_t>(p)], t);
   tsizes.push_back(pre + "tiles_l");
   tvars.push_back(pre + "tl");
-  divisors.emplace_back(nest.extents[rank - 1], t);
   out += "    const vf_index " + pre + "tiles_p = (" + sp + " + " + T + " - 1) / " + T + ", " + pre + "tiles_l = (" + sl +
          " + " + T + " - 1) / " + T + ";\n";
   std::string tiles = "(vf_i64)" + pre + "tiles_p * " + pre + "tiles_l";
   for (size_t d = 0; d + 1 < rank; ++d)
     if (static_cast<int>(d) != p) tiles += " * " + size(d);
   out += "    const vf_i64 tiles = " + tiles + ";\n";
-  if (index32) emit_dividers(abi, divisors, pre, "    ", out);
+  if (index32) emit_dividers(schedule.dividers, pre, "    ", out);
   std::unordered_map<int, std::string> from_tile;
   for (int id : tiled) {
     const ValueExpr& e = nest.values[id];
@@ -268,32 +176,28 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, KernelAbi& abi, 
     out += "    __shared__ " + std::string(memory_type(e.dtype)) + " " + name + "[" + T + "][" + T + " + 1];\n";
     from_tile[id] = from_memory(e.dtype, name + "[k][tx]");
   }
-  // The launch's block has `block` threads (pack_launch), so each phase's trip count is known.
+  // The launch's block has abi.block_size threads (pack_launch), so each phase's trip count is known.
   out += "    const int tx = threadIdx.x % " + T + ", ty = threadIdx.x / " + T + ";\n";
-  const int rows_n = std::max(1, block / t);  // tile rows a pass of the block covers
-  const std::string rows = std::to_string(rows_n);
-  const int per_thread = (t + rows_n - 1) / rows_n;
-  const std::string R = std::to_string(per_thread);
+  const std::string rows = std::to_string(tile.rows);
+  const std::string R = std::to_string(tile.per_thread);
+  // The other unguarded loads are read into registers before the barrier.
   std::vector<int> hoisted, hoisted_roots;
-  int64_t registers = 0;  // what holding every load of a tile in registers takes
   for (size_t id = 0; id < nest.values.size(); ++id) {
     const ValueExpr& e = nest.values[id];
-    if (e.op != ValueOp::Load || e.pred >= 0) continue;
-    registers += per_thread * std::max<int64_t>(1, dtype_size(e.dtype) / 4);
-    if (from_tile.count(static_cast<int>(id))) continue;
+    if (e.op != ValueOp::Load || e.pred >= 0 || from_tile.count(static_cast<int>(id))) continue;
     hoisted.push_back(static_cast<int>(id));
     hoisted_roots.push_back(e.index);
   }
-  // All of a tile's loads go out before any is used (the tiled ones into registers, then into
-  // shared memory after the other loads are issued) when they fit 40 registers: the loads are
-  // branch-free, positions past the edge reading the last element instead (never used); otherwise
-  // each tiled load is written to shared memory as it arrives.
-  const bool staged = registers <= 40;
-  // Tiles move 16-byte packs when the nest allows them and the run's layouts align them (tested
-  // once); otherwise each thread moves single elements.
-  const std::optional<PackedTile> packed = packed_tile(nest, p, t, block);
+  // Staged: all of a tile's loads go out before any is used (the tiled ones into registers, then
+  // into shared memory after the other loads are issued), branch-free, positions past the edge
+  // reading the last element instead (never used); otherwise each tiled load is written to shared
+  // memory as it arrives.
+  const bool staged = tile.staged;
+  // Tiles move 16-byte packs when the schedule has the packed variant and the run's layouts align
+  // them (tested once); otherwise each thread moves single elements.
+  const std::optional<PackedTile>& packed = tile.packed;
   if (packed) {
-    out += "    const bool " + pre + "packed = " + packed_tile_condition(nest, p, *packed, sp, sl) + ";\n";
+    out += "    const bool " + pre + "packed = " + packed_tile_condition(nest, tile, *packed, sp, sl) + ";\n";
     out += "    const int pc = threadIdx.x % " + std::to_string(t / packed->v) + ", pr = threadIdx.x / " +
            std::to_string(t / packed->v) + ";\n";
   }
@@ -303,7 +207,7 @@ void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, KernelAbi& abi, 
   out += "      " + pre + "tp *= " + T + ";\n      " + pre + "tl *= " + T + ";\n";
   if (packed) {
     std::string body;
-    emit_packed_tile(nest, p, t, *packed, pre, vars, body);
+    emit_packed_tile(nest, tile, *packed, pre, vars, body);
     out += "      if (" + pre + "packed) {\n";
     for (size_t at = 0; at < body.size();) {  // indented one level more, but the pragmas
       const size_t end = body.find('\n', at) + 1;

@@ -491,26 +491,12 @@ ScopedEmitter::ScopedEmitter(const LoopNest& nest, std::vector<std::string> vars
       reciprocal_[e.args[1]] = 1;
     }
   }
-  for (const ReduceStmt& r : nest.reductions) phases_ = std::max(phases_, r.phase + 1);
   const auto row_rank = static_cast<int64_t>(nest.extents.size());
   inner_index_.resize(nest.indices.size());
   for (size_t id = 0; id < nest.indices.size(); ++id)
     inner_index_[id] = nest.index_uses_vars_from(static_cast<int>(id), row_rank);
   defined_index_.assign(nest.indices.size(), 0);
   defined_value_.assign(nest.values.size(), 0);
-}
-
-std::vector<char> ScopedEmitter::needed_values(const std::vector<int>& values) const {
-  std::vector<char> need(nest_.values.size(), 0);
-  std::vector<int> stack = values;
-  while (!stack.empty()) {
-    const int id = stack.back();
-    stack.pop_back();
-    if (need[id]) continue;
-    need[id] = 1;
-    for (int a : nest_.values[id].args) stack.push_back(a);
-  }
-  return need;
 }
 
 void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int>& indices, bool outer_only,
@@ -572,17 +558,10 @@ std::string ScopedEmitter::store(const StoreStmt& s) const {
          "] = " + store_value(nest_, s) + ";\n";
 }
 
-std::vector<int> ScopedEmitter::phase_operands(int phase) const {
-  std::vector<int> ids;
-  for (const ReduceStmt& r : nest_.reductions)
-    if (r.phase == phase) ids.push_back(r.value);
-  return ids;
-}
-
 void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const ReductionRowHooks& hooks,
                         const std::string& indent, std::string& out) {
-  for (int phase = 0; phase < em.phases(); ++phase) {
-    const std::vector<int> operands = em.phase_operands(phase);
+  for (int phase = 0; phase < nest.phase_count(); ++phase) {
+    const std::vector<int> operands = nest.phase_operands(phase);
     em.define(operands, {}, true, indent, out);
     for (size_t k = 0; k < nest.reductions.size(); ++k) {
       const ReduceStmt& r = nest.reductions[k];

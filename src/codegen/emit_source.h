@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/kernel_ir.h"
+#include "codegen/schedule.h"
 
 namespace vf {
 
@@ -57,9 +58,6 @@ std::string pack_type(DType dtype, int v);
 std::string pack_at(DType dtype, int v, const std::string& ptr, const std::string& index, bool read);
 // Element `index` of the buffer at `ptr`, read and converted to its compute type.
 std::string load_expr(DType dtype, const std::string& ptr, const std::string& index);
-// Whether the elementwise op `fn` is a call into the math library (tens of instructions), not
-// arithmetic the hardware does in one or two.
-bool calls_math_function(OpKind fn);
 
 // The conversion of an element read from memory to its compute type, and back for a store.
 std::string from_memory(DType dtype, const std::string& elem);
@@ -77,9 +75,6 @@ class ScopedEmitter {
  public:
   ScopedEmitter(const LoopNest& nest, std::vector<std::string> vars, const char* index_type);
 
-  int phases() const { return phases_; }
-  // The operands of the reductions of a phase.
-  std::vector<int> phase_operands(int phase) const;
   // Defines what `values` and `indices` need that is not defined yet; with outer_only, only the
   // nodes that do not read the reduced loop vars (and so can precede the loop over them).
   // `value_override` maps value ids to the expression that replaces them (a guarded Load keeps
@@ -87,8 +82,6 @@ class ScopedEmitter {
   void define(const std::vector<int>& values, const std::vector<int>& indices, bool outer_only,
               const std::string& indent, std::string& out,
               const std::unordered_map<int, std::string>* value_override = nullptr);
-  // The value nodes `values` need (transitively), defined or not.
-  std::vector<char> needed_values(const std::vector<int>& values) const;
   bool is_inner(int value) const { return inner_value_[value] != 0; }
   bool is_defined(int value) const { return defined_value_[value] != 0; }
   // Definitions made inside a loop go out of scope with it: save before, restore after.
@@ -109,7 +102,6 @@ class ScopedEmitter {
   const LoopNest& nest_;
   std::vector<std::string> vars_;
   const char* index_type_;
-  int phases_ = 0;
   std::vector<char> inner_value_, inner_index_, defined_index_, defined_value_;
   // A floating division inside the row loops by a value computed once per row takes that value's
   // reciprocal r<id>, defined with it, for a zero dividend (the prelude's vf_div_r: exact).
@@ -144,8 +136,6 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
 std::string reduce_identity(const ReduceStmt& r);
 std::string reduce_combine(const ReduceStmt& r, const std::string& acc, const std::string& x);
 
-// 16 bytes over the widest element that the loads flagged in `vector_load` and the stores move.
-int vector_width(const LoopNest& nest, const std::vector<char>& vector_load);
 // A C condition that holds when index expression `id` is a multiple of m at the first point of
 // every step, where loop var `last` is a multiple of m: parameters are tested at run time, other
 // loop vars are unknown, products are multiples when a factor is, sums when both terms are.
@@ -157,26 +147,17 @@ std::string multiple_at_steps(const LoopNest& nest, int id, int64_t last, int64_
 std::string packs_aligned(const LoopNest& nest, DType dtype, int data, int index, int64_t var, int v,
                           std::vector<std::string>& memo);
 
-// The tiled schedule (emit_cuda_tiled.cpp). The loop dim p < rank - 1 that unguarded loads walk
-// with unit stride (the input's innermost dim is not the output's): such a nest is tiled; -1 when
-// there is none.
-int transposed_dim(const LoopNest& nest);
-// The tile side of each nest of a kernel (0: not tiled), and the shared memory a nest's tiles of
-// that side take.
-std::vector<int> tile_sides(const KernelIR& ir);
-int64_t tiled_shared_bytes(const LoopNest& nest, int side);
-// Nest n tiled along loop dim p in tiles of side t; adds the Divider fields its tile loop uses to abi.
-void emit_tiled_nest(const LoopNest& nest, int n, int p, int t, KernelAbi& abi, std::string& out);
+// Nest n in the tiles of its schedule (emit_cuda_tiled.cpp).
+void emit_tiled_nest(const LoopNest& nest, int n, const NestSchedule& schedule, const KernelAbi& abi, std::string& out);
 
-// A reduction nest for CUDA (emit_cuda_reduction.cpp) with the schedule in abi.nests[n] (team,
-// per_thread, vec); adds the Divider fields its row loop uses to abi.
-void emit_cuda_reduction_nest(const LoopNest& nest, int n, KernelAbi& abi, std::string& out);
+// A reduction nest for CUDA (emit_cuda_reduction.cpp): a team of abi.nests[n].team threads a row,
+// the row as schedule.reduction says.
+void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& schedule, const KernelAbi& abi,
+                              std::string& out);
 
-// CUDA: declares vf_divider <pre>dv<d> for 1 <= d < sizes.size(), sizes[d] = (size field, b)
-// standing for ceil(size / b): the host computes each at launch (AbiFieldKind::Divider), so a
-// block that makes one pass of its loop does no 64-bit division to set them up.
-void emit_dividers(KernelAbi& abi, const std::vector<std::pair<int, int64_t>>& sizes, const std::string& pre,
-                   const std::string& indent, std::string& out);
+// CUDA: declares vf_divider <pre>dv<d> for 1 <= d < fields.size() from the Divider field fields[d]
+// (NestSchedule::dividers), which the host computes at launch.
+void emit_dividers(const std::vector<int>& fields, const std::string& pre, const std::string& indent, std::string& out);
 // CUDA: statements that set vars[d] (d < rank, declared before) to the multi-index of flat
 // position `flat` (an expression of type vf_index) over sizes[d], the innermost size being
 // sizes[rank - 1] and the innermost index multiplied by `inner_scale`. With dividers (32-bit index
@@ -188,11 +169,9 @@ void emit_unravel(const std::string& flat, const std::vector<std::string>& sizes
                   const std::string& inner_scale, bool dividers, const std::string& pre, const std::string& indent,
                   std::string& out, int row_tile = -1);
 
-std::string emit_cpp(const KernelIR& ir, const std::string& entry);
-// The CUDA source of ir; finalizes ir.abi (finalize_abi) after adding the Divider fields its loops use.
-std::string emit_cuda(KernelIR& ir, const std::string& entry);
-// Sets the launch shape the CUDA schedules of `ir` are made for: KernelAbi::blocks_per_sm and
-// each nest's AbiNest::grain.
-void plan_cuda_launch(KernelIR& ir);
+// The sources of kernel `ir` under `schedule` (schedule_cpu.h, schedule_cuda.h), whose abi the
+// argument struct declares.
+std::string emit_cpp(const KernelIR& ir, const KernelSchedule& schedule, const std::string& entry);
+std::string emit_cuda(const KernelIR& ir, const KernelSchedule& schedule, const std::string& entry);
 
 }  // namespace vf

@@ -74,9 +74,6 @@ struct AbiNest {
   int64_t rows = 0, inner = 0;
   int64_t inner_last = 0;  // the innermost reduced extent (a reduction nest)
   int32_t team = 0;  // CUDA: threads that reduce one row together (a warp or the whole block)
-  int32_t per_thread = 0;  // CUDA: row elements each thread keeps in registers (0: none)
-  int32_t vec = 1;  // CUDA: consecutive row elements a thread takes at a time (one 16-byte load)
-  int32_t registers = 64;  // CUDA: registers per thread the schedule is made for (sets __launch_bounds__)
   bool inner_reduced = true;  // whether the innermost dim of the reduced tensor is a reduced one
   // CUDA: the points (a reduction nest: rows) one block covers in one pass of a vector, tiled or
   // row loop (0: a plain loop); such a nest is launched with a block per grain.

@@ -139,6 +139,32 @@ int LoopNest::assign_phases() {
   return phases;
 }
 
+int LoopNest::phase_count() const {
+  int phases = 0;
+  for (const ReduceStmt& r : reductions) phases = std::max(phases, r.phase + 1);
+  return phases;
+}
+
+std::vector<int> LoopNest::phase_operands(int phase) const {
+  std::vector<int> ids;
+  for (const ReduceStmt& r : reductions)
+    if (r.phase == phase) ids.push_back(r.value);
+  return ids;
+}
+
+std::vector<char> LoopNest::needed_values(const std::vector<int>& roots) const {
+  std::vector<char> need(values.size(), 0);
+  std::vector<int> stack = roots;
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    if (need[id]) continue;
+    need[id] = 1;
+    for (int a : values[id].args) stack.push_back(a);
+  }
+  return need;
+}
+
 namespace {
 
 // An int64 value of nest as an index expression: a loop index (an iota from 0 by 1) or a constant

@@ -126,6 +126,12 @@ struct LoopNest {
   void scope_of_values(std::vector<char>& inner, std::vector<int>& ready) const;
   // Sets each ReduceStmt::phase (the phases its operand waits for); returns the phase count.
   int assign_phases();
+  // After assign_phases: the phase count (0 without reductions), and the operands of one phase's
+  // reductions.
+  int phase_count() const;
+  std::vector<int> phase_operands(int phase) const;
+  // The value nodes `values` need (themselves and their operands, transitively), as flags.
+  std::vector<char> needed_values(const std::vector<int>& values) const;
 
  private:
   struct Hash {

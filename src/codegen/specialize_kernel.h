@@ -1,7 +1,7 @@
 // Size specialization: a generated kernel remade for the sizes, strides and offsets of one launch.
 #pragma once
 
-#include "codegen/generate_kernel.h"
+#include "codegen/pack_launch.h"
 
 namespace vf {
 

@@ -21,7 +21,7 @@
 #include <thread>
 
 #include "base/error.h"
-#include "codegen/generate_kernel.h"
+#include "codegen/pack_launch.h"
 #include "runtime/specializer.h"
 
 namespace vf {

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "codegen/generate_kernel.h"
+#include "codegen/pack_launch.h"
 #include "runtime/cuda_device.h"
 #include "runtime/nvrtc_compiler.h"
 

@@ -9,7 +9,7 @@
 #include <mutex>
 
 #include "base/error.h"
-#include "codegen/generate_kernel.h"
+#include "codegen/pack_launch.h"
 #include "codegen/specialize_kernel.h"
 
 namespace vf {

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "base/error.h"
-#include "codegen/generate_kernel.h"
+#include "codegen/pack_launch.h"
 #include "codegen/specialize_kernel.h"
 #include "codegen_test_util.h"
 #include "ir/ir.h"

@@ -1,4 +1,4 @@
-// The CUDA schedule of reduction rows (generate_kernel.cpp choose_reduction_schedule,
+// The CUDA schedule of reduction rows (schedule_cuda.cpp choose_team and choose_row_registers,
 // emit_cuda_reduction.cpp): team size, 16-byte packs, what stays in registers, and the analysis of
 // loads that a reshape splits (kernel_ir.h group_var_uses). Values are checked against the
 // reference in codegen_reduction_test.cpp, on both backends.
@@ -7,6 +7,8 @@
 
 #include "codegen/generate_kernel.h"
 #include "codegen/kernel_ir.h"
+#include "codegen/lower_kernel.h"
+#include "codegen/schedule_cuda.h"
 #include "codegen_test_util.h"
 
 namespace vf {
@@ -32,14 +34,20 @@ void layer_norm(Fusion& f, int64_t rows, int64_t n) {
   f.add_output(f.add(OpKind::ConvertElementType, {f.add(OpKind::Mul, {y, wf})}, CastAttrs{DType::BFloat16}));
 }
 
+KernelSchedule cuda_schedule(const Fusion& f) {
+  const KernelSpec spec = contiguous_spec(f);
+  return schedule_cuda(spec, lower_kernel(spec).ir);
+}
+
 TEST(ReductionSchedule, LayerNormRow_TeamOf128WithFourPacksPerThread) {
   Fusion f;
   layer_norm(f, 64, 4096);
   const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
   ASSERT_EQ(k.abi.nests.size(), 1u);
   EXPECT_EQ(k.abi.nests[0].team, 128);
-  EXPECT_EQ(k.abi.nests[0].vec, 8);
-  EXPECT_EQ(k.abi.nests[0].per_thread, 32);
+  const ReductionSchedule r = cuda_schedule(f).nests.at(0).reduction;
+  EXPECT_EQ(r.vec, 8);
+  EXPECT_EQ(r.per_thread, 32);
   EXPECT_EQ(k.abi.block_size, 128);
   EXPECT_THAT(k.source, HasSubstr("__launch_bounds__(128, 8)"));
   EXPECT_THAT(k.source, HasSubstr("vf_pack<vf_u16, 8> pk"));  // x kept as packs across the phases
@@ -51,7 +59,7 @@ TEST(ReductionSchedule, RowNotAMultipleOfThePack_NoPacks) {
   Fusion f;
   layer_norm(f, 4, 4099);
   const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
-  EXPECT_EQ(k.abi.nests[0].vec, 1);
+  EXPECT_EQ(cuda_schedule(f).nests.at(0).reduction.vec, 1);
   EXPECT_THAT(k.source, Not(HasSubstr("row_aligned")));
 }
 
@@ -60,7 +68,7 @@ TEST(ReductionSchedule, RowTooLongForRegisters_StridedBlockOf512) {
   layer_norm(f, 2, 1 << 20);
   const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
   EXPECT_EQ(k.abi.nests[0].team, 512);
-  EXPECT_EQ(k.abi.nests[0].per_thread, 0);
+  EXPECT_EQ(cuda_schedule(f).nests.at(0).reduction.per_thread, 0);
 }
 
 // x + merge_heads(y) reduced over the merged dim: y's address is (k / hs) * stride + k % hs.

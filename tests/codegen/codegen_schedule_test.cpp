@@ -6,7 +6,7 @@
 
 #include <tuple>
 
-#include "codegen/generate_kernel.h"
+#include "codegen/pack_launch.h"
 #include "codegen/lower_kernel.h"
 #include "codegen_test_util.h"
 #include "reference/random_inputs.h"

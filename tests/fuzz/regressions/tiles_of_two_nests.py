@@ -1,7 +1,7 @@
 # viewfuse repro
 # Found by the random fusion test on CUDA (seed 5003499): outputs of two shapes make two tiled
 # transpose nests in one kernel, whose shared-memory tiles together passed the 48 KB a kernel
-# can declare (ptxas: too much shared data). Fixed in src/codegen/emit_cuda.cpp: tile_sides shares
+# can declare (ptxas: too much shared data). Fixed in src/codegen/schedule_cuda.cpp: tile_sides shares
 # 40 KB among a kernel's tiled nests.
 # layout a: sizes [6, 6] strides [6, 1] offset 7
 # layout b: sizes [6, 6] strides [1, 0] offset 0

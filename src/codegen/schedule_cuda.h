@@ -1,0 +1,17 @@
+// The CUDA schedule of a lowered kernel: each nest's kind, packs, tiles or team, and the launch shape.
+#pragma once
+
+#include "codegen/kernel_ir.h"
+#include "codegen/schedule.h"
+
+namespace vf {
+
+// Chooses, in order: the index width (32-bit when every extent, stride and storage span of the
+// spec allows it); each reduction nest's team and row schedule; each pointwise nest's kind
+// (tiled when a load walks another dim than the output's innermost with unit stride, else a
+// vector kind when its buffers allow packs, else the plain loop) with its packs or tiles; the
+// launch shape (threads per block, blocks kept resident per multiprocessor, each nest's grain);
+// and last the Divider fields of the nests' unravellings, added to the argument block in nest order.
+KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir);
+
+}  // namespace vf
