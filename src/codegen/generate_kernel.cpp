@@ -15,6 +15,10 @@ GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
   return generate_kernel(spec, lowered.ir, target);
 }
 
+KernelSchedule schedule_kernel(const KernelSpec& spec, const KernelIR& ir, Target target) {
+  return target == Target::Cuda ? schedule_cuda(spec, ir) : schedule_cpu(ir);
+}
+
 // The pipeline from a lowered kernel to its source, in order:
 //  1. Rewrites of the kernel IR that the targets share (none yet).
 //  2. Scheduling: which loop each nest takes, its packs, tiles or team, and the launch shape, with
@@ -23,7 +27,7 @@ GeneratedKernel generate_kernel(const KernelSpec& spec, Target target) {
 //  3. Emission: the schedule printed as C++ or CUDA (emit_source.h), deciding nothing.
 GeneratedKernel generate_kernel(const KernelSpec& spec, const KernelIR& lowered, Target target) {
   const KernelIR& ir = lowered;
-  const KernelSchedule schedule = target == Target::Cuda ? schedule_cuda(spec, ir) : schedule_cpu(ir);
+  const KernelSchedule schedule = schedule_kernel(spec, ir, target);
   GeneratedKernel k;
   k.target = target;
   k.entry = "vf_kernel";

@@ -9,6 +9,7 @@
 #include "codegen/kernel_abi.h"
 #include "codegen/kernel_ir.h"
 #include "codegen/kernel_spec.h"
+#include "codegen/schedule.h"
 
 namespace vf {
 
@@ -34,6 +35,8 @@ struct GeneratedKernel {
 // `ir` is spec lowered (lower_kernel.h); the second form lowers spec itself (InternalError when one
 // kernel cannot compute it).
 GeneratedKernel generate_kernel(const KernelSpec& spec, const KernelIR& ir, Target target);
+// The schedule generate_kernel emits `ir` with (schedule_cuda or schedule_cpu).
+KernelSchedule schedule_kernel(const KernelSpec& spec, const KernelIR& ir, Target target);
 GeneratedKernel generate_kernel(const KernelSpec& spec, Target target);
 
 }  // namespace vf

@@ -487,15 +487,4 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir) {
   return s;
 }
 
-const char* nest_kind_name(NestKind kind) {
-  switch (kind) {
-    case NestKind::Loop: return "loop";
-    case NestKind::FlatVector: return "flat-vector";
-    case NestKind::RowVector: return "row-vector";
-    case NestKind::Tiled: return "tiled";
-    case NestKind::Reduction: return "reduction";
-  }
-  return "?";
-}
-
 }  // namespace vf

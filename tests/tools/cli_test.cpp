@@ -13,6 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Result {
   int status = -1;
@@ -67,6 +68,19 @@ TEST(Cli, MalformedTrace_ExitsTwoWithFileLineColumn) {
   EXPECT_THAT(r.output, HasSubstr(p.string() + ":3:"));
   EXPECT_THAT(r.output, HasSubstr("error:"));
   EXPECT_THAT(r.output, HasSubstr("nosuchop"));
+}
+
+TEST(Cli, CodegenKernelIr_PrintsIrAndTheTargetsSchedule) {
+  Result cuda = run_tool("codegen " + example("seed_permute_reshape.py") + " --target cuda --kernel-ir");
+  EXPECT_EQ(cuda.status, 0) << cuda.output;
+  EXPECT_THAT(cuda.output, HasSubstr("nest #0 pointwise over out0"));
+  EXPECT_THAT(cuda.output, HasSubstr("= load f32 in0"));
+  EXPECT_THAT(cuda.output, HasSubstr("schedule cuda: 32-bit index math, blocks of 128 threads"));
+  EXPECT_THAT(cuda.output, HasSubstr("nest #0 row-vector: packs of 4"));
+  EXPECT_THAT(cuda.output, Not(HasSubstr("__global__")));
+  Result cpu = run_tool("codegen " + example("seed_permute_reshape.py") + " --kernel-ir");
+  EXPECT_THAT(cpu.output, HasSubstr("schedule cpu: 64-bit index math"));
+  EXPECT_EQ(run_tool("codegen " + example("seed_permute_reshape.py") + " --kernel-ir --specialize").status, 2);
 }
 
 TEST(Cli, EmptyTrace_ExitsTwoAtLineOne) {

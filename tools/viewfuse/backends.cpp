@@ -31,8 +31,8 @@ std::vector<HostTensor> download(const std::vector<Tensor>& tensors) {
   return out;
 }
 
-std::string kernel_source(const KernelSpec& spec, Target target, int sm_count) {
-  GeneratedKernel kernel = generate_kernel(spec, target);
+std::string kernel_source(const KernelSpec& spec, const KernelIR& ir, Target target, int sm_count) {
+  GeneratedKernel kernel = generate_kernel(spec, ir, target);
   return sm_count > 0 ? specialize_for_spec(kernel, spec, sm_count).source : kernel.source;
 }
 

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "codegen/generate_kernel.h"
+#include "codegen/print_kernel_ir.h"
 #include "frontend/trace_reader.h"
 #include "reference/compare.h"
 #include "reference/random_inputs.h"
@@ -28,6 +30,7 @@ struct RunOptions {
   bool json = false;
   std::string target = "cpu";
   bool specialize = false;
+  bool kernel_ir = false;
   int sm_count = 132;
 };
 
@@ -100,7 +103,12 @@ int codegen_command(const RunOptions& o) {
   for (size_t i = 0; i < plan.segments.size(); ++i) {
     const vf::Segment& s = plan.segments[i];
     if (s.kind != vf::SegmentKind::Kernel) continue;
-    std::cout << "// ---- segment #" << i << " ----\n" << vf::tool::kernel_source(s.spec, target, o.specialize ? o.sm_count : 0) << "\n";
+    std::cout << "// ---- segment #" << i << " ----\n";
+    if (o.kernel_ir)
+      std::cout << vf::print_kernel_ir(*s.kernel) << vf::print_schedule(*s.kernel, vf::schedule_kernel(s.spec, *s.kernel, target))
+                << "\n";
+    else
+      std::cout << vf::tool::kernel_source(s.spec, *s.kernel, target, o.specialize ? o.sm_count : 0) << "\n";
   }
   return kExitOk;
 }
@@ -130,6 +138,9 @@ int main(int argc, char** argv) {
   codegen->add_flag("--bookend", o.bookend, "Plan with bookend");
   codegen->add_flag("--specialize", o.specialize,
                     "Print the kernels specialized to the trace's sizes, as a run makes them for launches it repeats");
+  codegen->add_flag("--kernel-ir", o.kernel_ir,
+                    "Print each kernel's IR and the target's schedule of it instead of its source")
+      ->excludes(codegen->get_option("--specialize"));
   codegen->add_option("--sm-count", o.sm_count, "Multiprocessors of the device --specialize assumes (an H200's: 132)")
       ->check(CLI::Range(1, 1024));
 
