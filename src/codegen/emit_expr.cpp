@@ -318,56 +318,6 @@ void emit_index_defs(const LoopNest& nest, const std::vector<int>& roots, const 
 
 namespace {
 
-// `1 + tanh(u)`, `tanh(u) + 1` or `1 - tanh(u)` in float or double, as vf_one_plus_tanh of u or
-// -u (the tanh itself, when nothing else uses it, is left to the compiler to drop); "" otherwise.
-std::string one_plus_tanh(const LoopNest& nest, const ValueExpr& e) {
-  if ((e.fn != OpKind::Add && e.fn != OpKind::Sub) || e.args.size() != 2 || e.dtype != e.operand_dtype ||
-      (e.dtype != DType::Float32 && e.dtype != DType::Float64))
-    return "";
-  auto is_one = [&](int id) {
-    const ValueExpr& c = nest.values[id];
-    return c.op == ValueOp::Constant && c.dtype == e.dtype && c.constant.as_double() == 1.0;
-  };
-  auto tanh_of = [&](int id) {
-    const ValueExpr& t = nest.values[id];
-    const bool ok = t.op == ValueOp::Apply && t.fn == OpKind::Tanh && t.dtype == e.dtype && t.operand_dtype == e.dtype;
-    return ok ? "v" + std::to_string(t.args[0]) : std::string();
-  };
-  const int a = e.args[0], b = e.args[1];
-  if (is_one(a) && !tanh_of(b).empty())
-    return std::string("vf_one_plus_tanh(") + (e.fn == OpKind::Sub ? "-" : "") + tanh_of(b) + ")";
-  if (e.fn == OpKind::Add && is_one(b) && !tanh_of(a).empty()) return "vf_one_plus_tanh(" + tanh_of(a) + ")";
-  return "";
-}
-
-// `0.5 * x * (1 + tanh(u))`, the tanh gelu (either factor order, the half on either side of x), in
-// float or double, as vf_half_x_one_plus_tanh(x, u) = x / (1 + exp(-2u)): with 1 + tanh(u) as
-// 2 / (1 + exp(-2u)) (one_plus_tanh), the half and the two cancel exactly (powers of two), which
-// leaves one product of the three; "" otherwise.
-std::string half_x_one_plus_tanh(const LoopNest& nest, const ValueExpr& e) {
-  if (e.fn != OpKind::Mul || e.args.size() != 2 || e.dtype != e.operand_dtype ||
-      (e.dtype != DType::Float32 && e.dtype != DType::Float64))
-    return "";
-  auto is_half = [&](int id) {
-    const ValueExpr& c = nest.values[id];
-    return c.op == ValueOp::Constant && c.dtype == e.dtype && c.constant.as_double() == 0.5;
-  };
-  auto halved = [&](int id) {  // x of a product 0.5 * x or x * 0.5, or -1
-    const ValueExpr& m = nest.values[id];
-    if (m.op != ValueOp::Apply || m.fn != OpKind::Mul || m.dtype != e.dtype || m.operand_dtype != e.dtype) return -1;
-    return is_half(m.args[0]) ? m.args[1] : is_half(m.args[1]) ? m.args[0] : -1;
-  };
-  const std::string prefix = "vf_one_plus_tanh(v";  // not of -u: 1 - tanh(u)
-  for (int k = 0; k < 2; ++k) {
-    const int x = halved(e.args[k]);
-    const ValueExpr& other = nest.values[e.args[1 - k]];
-    const std::string opt = other.op == ValueOp::Apply ? one_plus_tanh(nest, other) : "";
-    if (x >= 0 && opt.rfind(prefix, 0) == 0)
-      return "vf_half_x_one_plus_tanh(v" + std::to_string(x) + ", " + opt.substr(prefix.size() - 1);
-  }
-  return "";
-}
-
 std::string value_def(const LoopNest& nest, int id, const std::vector<std::string>& vars, const std::string& flat,
                       const std::unordered_map<int, std::string>* value_override) {
   const ValueExpr& e = nest.values[id];
@@ -399,11 +349,9 @@ std::string value_def(const LoopNest& nest, int id, const std::vector<std::strin
       if (e.iota_start != 0) def = int_literal(e.iota_start) + " + " + def;
       def = convert(e.dtype, "(" + def + ")");
       break;
-    case ValueOp::Apply:
-      def = one_plus_tanh(nest, e);
-      if (def.empty()) def = half_x_one_plus_tanh(nest, e);
-      if (def.empty()) def = apply_expr(e, x);
-      break;
+    case ValueOp::Apply: def = apply_expr(e, x); break;
+    case ValueOp::OnePlusTanh: def = "vf_one_plus_tanh(" + std::string(e.fn == OpKind::Sub ? "-" : "") + x[0] + ")"; break;
+    case ValueOp::HalfXOnePlusTanh: def = "vf_half_x_one_plus_tanh(" + x[0] + ", " + x[1] + ")"; break;
     case ValueOp::Cast: def = convert(e.dtype, x[0]); break;
     case ValueOp::Select: def = "(" + ix(e.pred) + " ? " + x[0] + " : " + x[1] + ")"; break;
     case ValueOp::Reduced: def = convert(e.dtype, "acc" + std::to_string(e.param)); break;

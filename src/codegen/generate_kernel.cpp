@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 #include "codegen/emit_source.h"
+#include "codegen/fold_tanh_gelu.h"
 #include "codegen/lower_kernel.h"
 #include "codegen/schedule_cpu.h"
 #include "codegen/schedule_cuda.h"
@@ -19,14 +20,20 @@ KernelSchedule schedule_kernel(const KernelSpec& spec, const KernelIR& ir, Targe
   return target == Target::Cuda ? schedule_cuda(spec, ir) : schedule_cpu(ir);
 }
 
+KernelIR rewrite_kernel_ir(const KernelIR& lowered) {
+  KernelIR ir = lowered;
+  fold_tanh_gelu(ir);
+  return ir;
+}
+
 // The pipeline from a lowered kernel to its source, in order:
-//  1. Rewrites of the kernel IR that the targets share (none yet).
+//  1. Rewrites of the kernel IR that the targets share (rewrite_kernel_ir: fold_tanh_gelu).
 //  2. Scheduling: which loop each nest takes, its packs, tiles or team, and the launch shape, with
 //     the argument block's Divider fields and layout (schedule_cuda.h, schedule_cpu.h). After the
 //     rewrites, which change what the nests compute.
 //  3. Emission: the schedule printed as C++ or CUDA (emit_source.h), deciding nothing.
 GeneratedKernel generate_kernel(const KernelSpec& spec, const KernelIR& lowered, Target target) {
-  const KernelIR& ir = lowered;
+  const KernelIR ir = rewrite_kernel_ir(lowered);
   const KernelSchedule schedule = schedule_kernel(spec, ir, target);
   GeneratedKernel k;
   k.target = target;

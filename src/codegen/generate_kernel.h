@@ -35,7 +35,9 @@ struct GeneratedKernel {
 // `ir` is spec lowered (lower_kernel.h); the second form lowers spec itself (InternalError when one
 // kernel cannot compute it).
 GeneratedKernel generate_kernel(const KernelSpec& spec, const KernelIR& ir, Target target);
-// The schedule generate_kernel emits `ir` with (schedule_cuda or schedule_cpu).
+// The steps of generate_kernel: the lowered IR after the rewrites the targets share
+// (fold_tanh_gelu.h), and its schedule (schedule_cuda or schedule_cpu).
+KernelIR rewrite_kernel_ir(const KernelIR& lowered);
 KernelSchedule schedule_kernel(const KernelSpec& spec, const KernelIR& ir, Target target);
 GeneratedKernel generate_kernel(const KernelSpec& spec, Target target);
 

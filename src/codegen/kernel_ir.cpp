@@ -84,6 +84,14 @@ int LoopNest::value(const ValueExpr& e) {
   return id;
 }
 
+void LoopNest::replace_value(int id, const ValueExpr& e) {
+  for (int a : e.args) VF_INTERNAL_CHECK(a >= 0 && a < id, "replace_value: v", id, " reads v", a);
+  const auto it = value_ids_.find(values[id]);
+  if (it != value_ids_.end() && it->second == id) value_ids_.erase(it);
+  values[id] = e;
+  value_ids_.emplace(e, id);  // a node equal to e already keeps its own id
+}
+
 bool LoopNest::index_uses_vars_from(int id, int64_t first_var) const {
   if (id < 0) return false;
   const IndexExpr& e = indices[id];

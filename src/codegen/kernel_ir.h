@@ -55,6 +55,9 @@ enum class ValueOp : uint8_t {
   Cast,      // args[0] from operand_dtype to dtype
   Select,    // pred ? args[0] : args[1]
   Reduced,   // the result of reduction `param` of the nest (rounded to dtype), after its phase
+  // Made by rewrites of the lowered IR (fold_tanh_gelu.h), float and double only:
+  OnePlusTanh,       // 1 + tanh(args[0]) (fn Add) or 1 - tanh(args[0]) (fn Sub), as 2 / (1 + exp(-2u))
+  HalfXOnePlusTanh,  // 0.5 * args[0] * (1 + tanh(args[1])), as x / (1 + exp(-2u))
 };
 
 struct ValueExpr {
@@ -113,6 +116,8 @@ struct LoopNest {
 
   int index(const IndexExpr& e);  // hash-consed, with folding of + 0, * 1, * 0
   int value(const ValueExpr& e);  // hash-consed
+  // Replaces value `id` by `e`, whose operands precede it (a rewrite of the lowered nest).
+  void replace_value(int id, const ValueExpr& e);
   int var(int64_t dim) { return index({IndexOp::Var, dim}); }
   int constant(int64_t v) { return index({IndexOp::Const, v}); }
   int param(int field) { return index({IndexOp::Param, field}); }

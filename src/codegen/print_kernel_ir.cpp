@@ -110,6 +110,9 @@ class NestPrinter {
         return "select " + dtype + " " + index(e.pred) + " ? v" + std::to_string(e.args.at(0)) + " : v" +
                std::to_string(e.args.at(1));
       case ValueOp::Reduced: return "reduced " + dtype + " r" + std::to_string(e.param);
+      case ValueOp::OnePlusTanh:
+        return std::string(e.fn == OpKind::Sub ? "one_minus_tanh " : "one_plus_tanh ") + dtype + "(" + args(e) + ")";
+      case ValueOp::HalfXOnePlusTanh: return "half_x_one_plus_tanh " + dtype + "(" + args(e) + ")";
     }
     return "?";
   }

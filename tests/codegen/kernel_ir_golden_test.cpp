@@ -1,5 +1,5 @@
 // Golden kernel IR: each trace in tests/segment/golden/ and examples/ planned for contiguous inputs,
-// every kernel segment's IR with its CUDA and CPU schedules (print_kernel_ir.h) against
+// every kernel segment's IR (after the shared rewrites) with its CUDA and CPU schedules (print_kernel_ir.h) against
 // tests/codegen/golden/NAME.kir, so that a schedule can be reviewed without reading C or CUDA.
 // VF_UPDATE_GOLDEN=1 rewrites them.
 #include <gtest/gtest.h>
@@ -24,8 +24,9 @@ TEST(GoldenKernelIr, EveryTrace_MatchesExpectedListing) {
     for (size_t i = 0; i < plan.segments.size(); ++i) {
       const Segment& s = plan.segments[i];
       if (s.kind != SegmentKind::Kernel) continue;
-      text += "==== segment #" + std::to_string(i) + "\n" + print_kernel_ir(*s.kernel);
-      for (Target t : {Target::Cuda, Target::Cpu}) text += print_schedule(*s.kernel, schedule_kernel(s.spec, *s.kernel, t));
+      const KernelIR ir = rewrite_kernel_ir(*s.kernel);
+      text += "==== segment #" + std::to_string(i) + "\n" + print_kernel_ir(ir);
+      for (Target t : {Target::Cuda, Target::Cpu}) text += print_schedule(ir, schedule_kernel(s.spec, ir, t));
       ++kernels;
     }
     const fs::path expected = fs::path(VF_SOURCE_DIR) / "tests/codegen/golden" / (trace.stem().string() + ".kir");

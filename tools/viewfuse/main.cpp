@@ -104,9 +104,10 @@ int codegen_command(const RunOptions& o) {
     const vf::Segment& s = plan.segments[i];
     if (s.kind != vf::SegmentKind::Kernel) continue;
     std::cout << "// ---- segment #" << i << " ----\n";
-    if (o.kernel_ir)
-      std::cout << vf::print_kernel_ir(*s.kernel) << vf::print_schedule(*s.kernel, vf::schedule_kernel(s.spec, *s.kernel, target))
-                << "\n";
+    if (o.kernel_ir) {
+      const vf::KernelIR ir = vf::rewrite_kernel_ir(*s.kernel);
+      std::cout << vf::print_kernel_ir(ir) << vf::print_schedule(ir, vf::schedule_kernel(s.spec, ir, target)) << "\n";
+    }
     else
       std::cout << vf::tool::kernel_source(s.spec, *s.kernel, target, o.specialize ? o.sm_count : 0) << "\n";
   }
