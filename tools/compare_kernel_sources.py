@@ -45,6 +45,7 @@ def build_base(base: str, out: str) -> str:
     run(["c++", "-std=c++20", "-O1", "-DXXH_INLINE_ALL", "-I", os.path.join(src, "src"), "-I",
          os.path.join(src, "tests/fuzz"), DUMPER, os.path.join(build, "tests/fuzz/libvf_fuzz_lib.a"),
          os.path.join(build, "src/libviewfuse_core.a"), "-lpthread", "-ldl", "-o", exe])
+    run(["git", "-C", ROOT, "worktree", "remove", "--force", src])
     return exe
 
 

@@ -382,18 +382,9 @@ std::optional<std::vector<int>> NestIndices::unflattened(int flat, std::span<con
 int KernelLowering::lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred) {
   const DType dtype = out->dtype;
   switch (n.op) {
-    case OpKind::Transpose:
-      return visit(n.inputs[0], transpose_index(ix_, n, idx), pred);
-    case OpKind::Reshape:
-      return visit(n.inputs[0], reshape_index(ix_, n, idx), pred);
-    case OpKind::BroadcastInDim:
-      return visit(n.inputs[0], broadcast_in_dim_index(ix_, n, idx), pred);
-    case OpKind::SlicePrim:
-      return visit(n.inputs[0], slice_index(ix_, n, idx), pred);
-    case OpKind::Squeeze:
-      return visit(n.inputs[0], squeeze_index(ix_, n, idx), pred);
-    case OpKind::Flip:
-      return visit(n.inputs[0], flip_index(ix_, n, idx), pred);
+    case OpKind::Transpose: case OpKind::Reshape: case OpKind::BroadcastInDim: case OpKind::SlicePrim:
+    case OpKind::Squeeze: case OpKind::Flip:
+      return visit(n.inputs[0], one_to_one_index(ix_, n, idx), pred);
     case OpKind::Pad: {
       // Elsewhere than the input's elements the result is the padding value.
       const PadIndex<NestIndices> p = pad_index(ix_, n, idx);

@@ -133,6 +133,20 @@ std::vector<typename A::Index> reshape_index(A& a, const Node& n, const std::vec
   return in;
 }
 
+// The ops whose every result element is one input element (the view ops and flip): their map.
+template <class A>
+std::vector<typename A::Index> one_to_one_index(A& a, const Node& n, const std::vector<typename A::Index>& out) {
+  switch (n.op) {
+    case OpKind::Transpose: return transpose_index(a, n, out);
+    case OpKind::Reshape: return reshape_index(a, n, out);
+    case OpKind::BroadcastInDim: return broadcast_in_dim_index(a, n, out);
+    case OpKind::SlicePrim: return slice_index(a, n, out);
+    case OpKind::Squeeze: return squeeze_index(a, n, out);
+    case OpKind::Flip: return flip_index(a, n, out);
+    default: VF_INTERNAL_ERROR("prims.", op_name(n.op), " has no one-to-one index map");
+  }
+}
+
 // pad: along a padded dim, j = index - lo must be >= 0, a multiple of interior + 1, and
 // j / (interior + 1) below the input's size (constant slots 3d: lo, 3d + 1: interior + 1,
 // 3d + 2: size); elsewhere the element is the padding value. `valid` is always() when no dim is

@@ -43,15 +43,7 @@ void gather_copy(const HostTensor& in, const HostTensor& out, const std::byte* f
 HostTensor one_to_one(const Node& node, const HostTensor& in, const HostTensor& out) {
   IntIndices ints;
   gather_copy(in, out, nullptr, [&](const std::vector<int64_t>& o) -> std::optional<std::vector<int64_t>> {
-    switch (node.op) {
-      case OpKind::Transpose: return transpose_index(ints, node, o);
-      case OpKind::Reshape: return reshape_index(ints, node, o);
-      case OpKind::BroadcastInDim: return broadcast_in_dim_index(ints, node, o);
-      case OpKind::SlicePrim: return slice_index(ints, node, o);
-      case OpKind::Squeeze: return squeeze_index(ints, node, o);
-      case OpKind::Flip: return flip_index(ints, node, o);
-      default: VF_INTERNAL_ERROR("prims.", op_name(node.op), " is not a one-to-one movement op");
-    }
+    return one_to_one_index(ints, node, o);
   });
   return out;
 }

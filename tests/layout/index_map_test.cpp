@@ -33,14 +33,14 @@ std::vector<int64_t> unravel(int64_t linear, const Shape& shape) {
 
 std::vector<int64_t> map_index(const Node& n, const std::vector<int64_t>& out) {
   IntIndices ints;
-  switch (n.op) {
-    case OpKind::Transpose: return transpose_index(ints, n, out);
-    case OpKind::Reshape: return reshape_index(ints, n, out);
-    case OpKind::BroadcastInDim: return broadcast_in_dim_index(ints, n, out);
-    case OpKind::SlicePrim: return slice_index(ints, n, out);
-    case OpKind::Squeeze: return squeeze_index(ints, n, out);
-    default: ADD_FAILURE() << "not a view op"; return {};
-  }
+  return one_to_one_index(ints, n, out);
+}
+
+// A shape of rank in [1, max_rank] with sizes in [lo, hi].
+Shape random_shape(RandomLayouts& random, int64_t max_rank, int64_t lo, int64_t hi) {
+  Shape shape(static_cast<size_t>(random.uniform(1, max_rank)));
+  for (int64_t& s : shape) s = random.uniform(lo, hi);
+  return shape;
 }
 
 // A random view op's attributes for an input of `shape`.
@@ -128,8 +128,7 @@ TEST(IndexMap, Pad_InputElementsWhereTheyLandOnly) {
   RandomLayouts random(11);
   IntIndices ints;
   for (int iter = 0; iter < 3000; ++iter) {
-    Shape is(static_cast<size_t>(random.uniform(1, 3)));
-    for (int64_t& s : is) s = random.uniform(0, 4);
+    const Shape is = random_shape(random, 3, 0, 4);
     PadAttrs a;
     for (int64_t s : is) {  // lo and hi crop at most what the dim holds
       const int64_t interior = random.uniform(0, 2), held = s + std::max<int64_t>(0, s - 1) * interior;
@@ -167,8 +166,7 @@ TEST(IndexMap, Cat_EachElementFromOneInput) {
   RandomLayouts random(3);
   IntIndices ints;
   for (int iter = 0; iter < 2000; ++iter) {
-    Shape base(static_cast<size_t>(random.uniform(1, 3)));
-    for (int64_t& s : base) s = random.uniform(1, 3);
+    const Shape base = random_shape(random, 3, 1, 3);
     const int64_t dim = random.uniform(0, static_cast<int64_t>(base.size()) - 1);
     Fusion f;
     std::vector<Value*> inputs;
