@@ -122,6 +122,10 @@ class ViewfuseExecutor(FusionExecutor):
     def __init__(self, name: str = "viewfuse"):
         super().__init__(name, version="0.1.0")
         self._definitions: dict[tuple[str, bool], object] = {}  # (trace, bookend) -> FusionDefinition
+        # When set (benchmarks: bench/model_steps.py), regions fused from then on call
+        # region_hook(name, trace_text, runner, args) instead of runner(*args); it must return
+        # what the runner returns.
+        self.region_hook = None
         for sym_name in sorted(_PRIMS - _NOT_CLAIMED):
             self.register_supported(getattr(prims, sym_name).id, _checker)
         self.register_supported(prims.shallow_copy.id, _checker)
@@ -144,6 +148,12 @@ class ViewfuseExecutor(FusionExecutor):
         fusion_name = f"viewfuse{fusion_counter}"
         text, inputs = region_trace(region.bound_symbols, outputs, fusion_name)
         runner = self._definition(text, bookend)._runner  # called as runner(*inputs), straight into C++
+        if self.region_hook is not None:
+            hook, inner = self.region_hook, runner
+
+            def runner(*args):
+                return hook(fusion_name, text, inner, args)
+
         fusion_sym = Symbol(fusion_name, meta=None, is_fusion=True, executor=self)
         return BoundSymbol(fusion_sym, tuple(inputs), {}, outputs, region.bound_symbols,
                            _call_ctx={fusion_name: runner})

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "codegen/kernel_name.h"
+
 namespace vf {
 
 const char* segment_kind_name(SegmentKind kind) {
@@ -74,6 +76,10 @@ std::string explain_text(const Fusion& given, const Plan& plan) {
       continue;
     }
     out << ops << "\n";
+    if (s.kernel) {
+      pad_to(out, "", 13);
+      out << "kernel " << kernel_name(*s.fusion, *s.kernel) << "\n";
+    }
     pad_to(out, "", 13);
     out << "reads " << bytes_text(s.bytes_read) << ", writes " << bytes_text(s.bytes_written) << " (";
     for (size_t k = 0; k < s.outputs.size(); ++k) out << (k ? ", " : "") << s.outputs[k]->name;
@@ -125,6 +131,7 @@ nlohmann::json explain_json(const Fusion&, const Plan& plan) {
     json ops = json::array();
     for (const Node* n : s.nodes) ops.push_back(op_label(n));
     j["segments"].push_back({{"kind", segment_kind_name(s.kind)},
+                             {"kernel_name", s.kernel ? json(kernel_name(*s.fusion, *s.kernel)) : json(nullptr)},
                              {"ops", ops},
                              {"bytes_read", s.bytes_read},
                              {"bytes_written", s.bytes_written},

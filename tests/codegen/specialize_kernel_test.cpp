@@ -54,7 +54,7 @@ TEST(SpecializeKernel, Producer_BakesSizesAndLaunchShapeKeepsArgumentLayout) {
   for (const char* size : {" = 2;", " = 64;", " = 8;", " = 32;"})
     EXPECT_NE(special.source.find(size), std::string::npos) << size << "\n" << special.source;
   // The body is the generic kernel's.
-  const std::string body_from = "vf_kernel(const VfArgs a) {\n";
+  const std::string body_from = generic.entry + "(const VfArgs a) {\n";
   EXPECT_EQ(special.source.substr(special.source.find(body_from)), generic.source.substr(generic.source.find(body_from)));
   EXPECT_EQ(generic.source.find("#define VF_BAKED_GRID"), std::string::npos);
 }

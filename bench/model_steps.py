@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Training steps of real models through Thunder: eager, torch.compile, Thunder with its
+torch.compile executor, and Thunder with viewfuse, side by side in one process.
+
+The models are the ones Thunder ships in thunder/tests/ (nanogpt_model.GPT at GPT-2 124M size;
+llama2_model.Transformer of dim 2048, 8 layers, 16 heads; litgpt_model configs where litgpt is
+installed). One step is forward, loss and backward, no optimizer, in bf16 on the GPU.
+
+  1. Correctness first, on small f32 configs: the loss, the logits and every gradient of each
+     system against eager.
+  2. Step time: CUDA events around a whole step, the systems' steps interleaved (each round runs
+     every system once, in a shuffled order, after the L2 is flushed), median of --steps rounds
+     after warm-up steps; peak memory of a step (torch.cuda.max_memory_allocated) above what the
+     parameters and inputs hold.
+  3. Regions: every viewfuse region of the Thunder + viewfuse step (found through the executor's
+     region_hook), timed alone on fresh inputs of the layouts the step gave it (median of many
+     runs, L2 flushed), with the bytes of its inputs and outputs against the copy ceiling measured
+     in the same run, its kernel count and ops; worst first. Each region's trace (with its input
+     layouts as repro `# layout` lines) is saved under --regions-dir, so that the CPU tests can
+     plan them (tests/segment/model_regions).
+
+Writes docs/model_steps.md, docs/model_steps.json and docs/model_steps.png (--out to elsewhere).
+--device cpu --small runs everything on tiny configs on the CPU: a check of the script.
+
+  python3 bench/model_steps.py [--models nanogpt,llama2] [--systems ...] [--steps 10] [--small]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import random
+import re
+import statistics
+import sys
+import time
+import traceback
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_bench import Timer, commit_name, copy_ceiling  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SYSTEMS = ("eager", "torch.compile", "thunder+torchcompile", "thunder+viewfuse", "thunder+viewfuse+defaults")
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--models", default="nanogpt,llama2")
+    ap.add_argument("--systems", default=",".join(SYSTEMS))
+    ap.add_argument("--steps", type=int, default=10, help="timed rounds (one step of each system per round)")
+    ap.add_argument("--warmup", type=int, default=3, help="untimed steps of each system first")
+    ap.add_argument("--small", action="store_true", help="the small configs for the timing too (a check of the script)")
+    ap.add_argument("--skip-check", action="store_true")
+    ap.add_argument("--region-runs", type=int, default=20)
+    ap.add_argument("--regions-dir", default=os.path.join(ROOT, "tests/segment/model_regions"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/model_steps.md"))
+    ap.add_argument("--commit", default="")
+    return ap.parse_args(argv)
+
+
+# ---- models ----
+
+def model_config(name: str, small: bool):
+    """(constructor, batch, seq, vocab) of a model at full or small size."""
+    from thunder.tests import llama2_model, nanogpt_model
+
+    if name == "nanogpt":
+        if small:
+            cfg = nanogpt_model.GPTConfig(block_size=64, vocab_size=512, n_layer=2, n_head=4, n_embd=64, dropout=0.0)
+            return (lambda: nanogpt_model.GPT(cfg)), 2, 64, 512
+        cfg = nanogpt_model.GPTConfig(block_size=1024, vocab_size=50304, n_layer=12, n_head=12, n_embd=768, dropout=0.0)
+        return (lambda: nanogpt_model.GPT(cfg)), 8, 1024, 50304
+    if name == "llama2":
+        if small:
+            args = llama2_model.ModelArgs(dim=64, n_layers=2, n_heads=4, vocab_size=512, max_seq_len=64, dropout=0.0)
+            return (lambda: llama2_model.Transformer(args)), 2, 64, 512
+        args = llama2_model.ModelArgs(dim=2048, n_layers=8, n_heads=16, vocab_size=32000, max_seq_len=2048, dropout=0.0)
+        return (lambda: llama2_model.Transformer(args)), 4, 2048, 32000
+    if name.startswith("litgpt:"):
+        from thunder.tests import litgpt_model  # needs litgpt
+
+        cfg = litgpt_model.Config.from_name(name.split(":", 1)[1])
+        return (lambda: litgpt_model.GPT(cfg)), 2 if small else 4, min(cfg.block_size, 64 if small else 2048), cfg.padded_vocab_size
+    raise SystemExit(f"unknown model {name!r}")
+
+
+def with_loss(torch, model, vocab: int):
+    """The model with its cross-entropy loss: (idx, targets) -> (loss, logits)."""
+    import torch.nn.functional as F
+
+    class Step(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, idx, targets):
+            out = self.model(idx, targets)
+            logits = out[0] if isinstance(out, tuple) else out
+            loss = F.cross_entropy(logits.view(-1, vocab), targets.view(-1))
+            return loss, logits
+
+    return Step()
+
+
+def make_system(torch, name: str, module):
+    import thunder
+
+    if name == "eager":
+        return module
+    if name == "torch.compile":
+        return torch.compile(module, dynamic=False)
+    if name == "thunder+torchcompile":
+        return thunder.jit(module, executors=[thunder.get_executor("torchcompile"), thunder.get_executor("sdpa")])
+    from viewfuse.thunder import viewfuse_ex
+
+    if name == "thunder+viewfuse":
+        return thunder.jit(module, executors=[viewfuse_ex, thunder.get_executor("sdpa")])
+    if name == "thunder+viewfuse+defaults":
+        return thunder.jit(module, executors=[viewfuse_ex, *thunder.get_default_executors()])
+    raise SystemExit(f"unknown system {name!r}")
+
+
+def build(torch, model_name: str, small: bool, dtype, device, seed: int = 0):
+    make, batch, seq, vocab = model_config(model_name, small)
+    torch.manual_seed(seed)
+    with torch.device(device):
+        model = make().to(dtype)
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    idx = torch.randint(0, vocab, (batch, seq), generator=g).to(device)
+    targets = torch.randint(0, vocab, (batch, seq), generator=g).to(device)
+    return with_loss(torch, model, vocab), idx, targets
+
+
+def step(fn, module, idx, targets):
+    loss, logits = fn(idx, targets)
+    loss.backward()
+    grads = {n: p.grad for n, p in module.named_parameters() if p.grad is not None}
+    for p in module.parameters():
+        p.grad = None
+    return loss, logits, grads
+
+
+# ---- 1. correctness ----
+
+def check_system(torch, model_name: str, system: str, device) -> str:
+    """'ok', or what differs from eager, on the small f32 config."""
+    module, idx, targets = build(torch, model_name, True, torch.float32, device)
+    want = step(module, module, idx, targets)
+    fn = make_system(torch, system, module)
+    got = step(fn, module, idx, targets)
+    pairs = [("loss", got[0], want[0]), ("logits", got[1], want[1])]
+    pairs += [(f"grad of {n}", got[2].get(n), g) for n, g in want[2].items()]
+    for what, g, w in pairs:
+        if g is None:
+            return f"{what}: missing"
+        try:
+            torch.testing.assert_close(g, w, rtol=2e-4, atol=2e-5)
+        except AssertionError as e:
+            return f"{what}: " + " ".join(str(e).split())[:300]
+    return "ok"
+
+
+# ---- 3. regions ----
+
+class RegionRecorder:
+    """viewfuse_ex.region_hook: the trace, runner and argument layouts of each region's first call."""
+
+    def __init__(self):
+        self.regions = {}  # fusion name -> dict
+
+    def __call__(self, name, text, runner, args):
+        if name not in self.regions:
+            self.regions[name] = {"text": text, "runner": runner, "args": [describe_arg(a) for a in args]}
+        return runner(*args)
+
+
+def describe_arg(a):
+    import torch
+
+    if isinstance(a, torch.Tensor):
+        return {"shape": tuple(a.shape), "stride": tuple(a.stride()), "dtype": a.dtype, "offset": a.storage_offset(),
+                "device": a.device}
+    return {"value": a}
+
+
+def fresh_arg(torch, d, gen):
+    if "value" in d:
+        return d["value"]
+    extent = d["offset"] + 1 + sum((s - 1) * st for s, st in zip(d["shape"], d["stride"]) if s > 0)
+    if d["dtype"] == torch.bool:
+        flat = torch.rand(extent, generator=gen, device=d["device"]) > 0.5
+    elif d["dtype"].is_floating_point:
+        flat = torch.randn(extent, generator=gen, device=d["device"], dtype=torch.float32).to(d["dtype"])
+    else:
+        flat = torch.randint(0, 7, (extent,), generator=gen, device=d["device"]).to(d["dtype"])
+    return torch.as_strided(flat, d["shape"], d["stride"], d["offset"])
+
+
+def nbytes(torch, x) -> int:
+    return x.numel() * x.element_size() if isinstance(x, torch.Tensor) else 0
+
+
+def region_layout_lines(text: str, args) -> str:
+    """The region's trace with its inputs' layouts as repro `# layout` lines (runtime/repro.h)."""
+    names = re.match(r"def \w+\(([^)]*)\)", text).group(1).split(", ")
+    lines = []
+    for name, d in zip(names, args):
+        if "shape" in d:
+            lines.append(f"# layout {name}: sizes {list(d['shape'])} strides {list(d['stride'])} offset {d['offset']}")
+    return "\n".join(lines) + ("\n" if lines else "") + text
+
+
+def time_regions(torch, timer: Timer, recorder: RegionRecorder, runs: int, ceiling_gbps: float, save_dir, model_name):
+    rows = []
+    gen = torch.Generator(device=timer.device).manual_seed(7)
+    for name, r in recorder.regions.items():
+        args = [fresh_arg(torch, d, gen) for d in r["args"]]
+        runner = r["runner"]
+        row = {"region": name, "ops": r["text"].count("= prims."), "trace": f"{model_name}_{name}.py"}
+        try:
+            plan = json.loads(runner.explain_json(args))
+            row["kernels"] = plan["kernels"]
+            row["kernel_names"] = [s.get("kernel_name", "") for s in plan["segments"] if s.get("kind") == "kernel"]
+            outs = runner(*args)
+            row["bytes"] = sum(nbytes(torch, a) for a in args) + sum(nbytes(torch, o) for o in outs)
+            del outs
+            for _ in range(3):
+                runner(*args)
+            row["us"] = timer.gpu_us(lambda: runner(*args), lambda: None, runs)
+            row["pct"] = row["bytes"] / row["us"] / 1e3 / ceiling_gbps if ceiling_gbps else None
+        except Exception as e:  # noqa: BLE001
+            row["error"] = f"{type(e).__name__}: {e}"
+        if save_dir:
+            os.makedirs(save_dir, exist_ok=True)
+            with open(os.path.join(save_dir, row["trace"]), "w") as f:
+                f.write(f"# {model_name} step, region {name}: {row.get('kernels', '?')} kernel(s)\n")
+                f.write(region_layout_lines(r["text"], r["args"]))
+        rows.append(row)
+        del args
+    rows.sort(key=lambda x: (x.get("pct") is None, x.get("pct") or 0))
+    return rows
+
+
+# ---- 2. steps ----
+
+def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ceiling_gbps) -> dict:
+    device = timer.device
+    dtype = torch.float32 if args.small or device.type == "cpu" else torch.bfloat16
+    result = {"model": model_name, "systems": {}, "regions": []}
+    if not args.skip_check:
+        for s in systems:
+            if s == "eager":
+                continue
+            try:
+                result["systems"].setdefault(s, {})["check"] = check_system(torch, model_name, s, device)
+            except Exception as e:  # noqa: BLE001
+                result["systems"].setdefault(s, {})["check"] = f"error: {type(e).__name__}: {e}"[:400]
+            print(f"  check {s}: {result['systems'][s]['check']}", flush=True)
+    module, idx, targets = build(torch, model_name, args.small, dtype, device)
+    _, batch, seq, _ = model_config(model_name, args.small)
+    result.update(batch=batch, seq=seq, dtype=str(dtype).replace("torch.", ""),
+                  params=sum(p.numel() for p in module.parameters()))
+    from viewfuse.thunder import viewfuse_ex
+
+    fns, recorder = {}, RegionRecorder()
+    for s in systems:
+        entry = result["systems"].setdefault(s, {})
+        try:
+            viewfuse_ex.region_hook = recorder if s == "thunder+viewfuse" else None
+            fn = make_system(torch, s, module)
+            t0 = time.perf_counter()
+            step(fn, module, idx, targets)
+            timer.sync()
+            entry["first_step_s"] = time.perf_counter() - t0
+            for _ in range(args.warmup):
+                step(fn, module, idx, targets)
+            fns[s] = fn
+        except Exception as e:  # noqa: BLE001
+            entry["error"] = f"{type(e).__name__}: {e}"[:600]
+            print(traceback.format_exc(), file=sys.stderr)
+        finally:
+            viewfuse_ex.region_hook = None
+        print(f"  {s}: {entry.get('error') or 'compiled, %.1f s first step' % entry['first_step_s']}", flush=True)
+    # Peak memory of one step, above what is allocated before it (parameters, inputs).
+    for s, fn in fns.items():
+        if device.type == "cuda":
+            timer.sync()
+            torch.cuda.reset_peak_memory_stats()
+            base = torch.cuda.memory_allocated()
+            step(fn, module, idx, targets)
+            timer.sync()
+            result["systems"][s]["peak_bytes"] = torch.cuda.max_memory_allocated() - base
+    errors = {}
+    times = timer.gpu_times_interleaved({s: (lambda fn=fn: step(fn, module, idx, targets)) for s, fn in fns.items()},
+                                        lambda: None, {s: args.steps for s in fns}, errors, seed=1)
+    for s, t in times.items():
+        result["systems"][s]["ms"] = statistics.median(t) / 1e3
+        result["systems"][s]["ms_all"] = [round(x / 1e3, 3) for x in t]
+    for s, e in errors.items():
+        result["systems"][s]["error"] = e
+    if recorder.regions:
+        save = None if args.small else os.path.join(args.regions_dir)
+        result["regions"] = time_regions(torch, timer, recorder, args.region_runs, ceiling_gbps, save, model_name)
+    return result
+
+
+# ---- the report ----
+
+def _ms(x):
+    return "-" if x is None else f"{x:.2f}"
+
+
+def write_report(results: dict, out: str) -> None:
+    lines = [f"# Model training steps through Thunder ({results['date']})", "",
+             f"GPU: {results['gpu']}; commit {results['commit']}; torch {results['torch']}, Thunder {results['thunder']}; "
+             f"copy ceiling {results['ceiling_gbps']:.0f} GB/s (measured in this run).", "",
+             "Written by `bench/model_steps.py`: one step is forward, cross-entropy loss and backward, no optimizer. "
+             "Step time: CUDA events around the whole step, the systems' steps interleaved (each round every "
+             f"system once, shuffled), median of {results['steps']} rounds after {results['warmup']} warm-up steps; peak "
+             "memory: the most allocated during a step above what was allocated before it. Correctness: loss, logits "
+             "and every gradient against eager on small f32 configs (rtol 2e-4, atol 2e-5).", ""]
+    for m in results["models"]:
+        lines += [f"## {m['model']}: batch {m.get('batch')} x {m.get('seq')}, {m.get('dtype')}, "
+                  f"{m.get('params', 0) / 1e6:.0f}M parameters", "",
+                  "| system | step ms | vs eager | peak memory MiB | first step s | check (small f32) |", "|---|---|---|---|---|---|"]
+        eager = m["systems"].get("eager", {}).get("ms")
+        for s, r in m["systems"].items():
+            ms = r.get("ms")
+            rel = f"{eager / ms:.2f}x" if ms and eager else "-"
+            peak = f"{r['peak_bytes'] / 2**20:,.0f}" if r.get("peak_bytes") is not None else "-"
+            first = f"{r['first_step_s']:.1f}" if r.get("first_step_s") is not None else "-"
+            check = r.get("check", "-" if s != "eager" else "(reference)")
+            err = f" error: {r['error']}" if r.get("error") else ""
+            lines.append(f"| {s} | {_ms(ms)}{err} | {rel} | {peak} | {first} | {check} |")
+        regions = m.get("regions") or []
+        if regions:
+            big = [r for r in regions if r.get("bytes", 0) > 2**20 and r.get("pct") is not None]
+            total = sum(r.get("us", 0) for r in regions) / 1e3
+            kernels = sum(r.get("kernels", 0) for r in regions)
+            multi = sum(1 for r in regions if r.get("kernels", 0) > 1)
+            at70 = sum(1 for r in big if r["pct"] >= 0.70)
+            lines += ["", f"{len(regions)} viewfuse regions, {kernels} kernels ({multi} regions of more than one), "
+                      f"{total:.2f} ms of GPU time when each runs alone; of the {len(big)} regions of more than 1 MiB, "
+                      f"{at70} at 70% of the copy ceiling or more. Worst first:", "",
+                      "| region | GPU us | MB moved | % of ceiling | kernels | ops | trace |", "|---|---|---|---|---|---|---|"]
+            for r in regions:
+                pct = f"{r['pct']:.0%}" if r.get("pct") is not None else "-"
+                us = f"{r['us']:.1f}" if r.get("us") is not None else r.get("error", "-")[:80]
+                lines.append(f"| {r['region']} | {us} | {r.get('bytes', 0) / 1e6:.1f} | {pct} | {r.get('kernels', '-')} | "
+                             f"{r['ops']} | {r['trace']} |")
+        lines.append("")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        f.write("\n".join(lines))
+    with open(os.path.splitext(out)[0] + ".json", "w") as f:
+        json.dump(results, f, indent=1, default=str)
+    try:
+        plot(results, os.path.splitext(out)[0] + ".png")
+    except ImportError:
+        pass
+
+
+def plot(results: dict, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    models = results["models"]
+    fig, axes = plt.subplots(1, len(models), figsize=(6 * len(models), 4), squeeze=False)
+    for ax, m in zip(axes[0], models):
+        names = [s for s, r in m["systems"].items() if r.get("ms")]
+        ax.barh(names, [m["systems"][s]["ms"] for s in names], color=["#888" if "viewfuse" not in s else "#c33" for s in names])
+        ax.set_xlabel("step ms (lower is better)")
+        ax.set_title(f"{m['model']} ({m.get('dtype')}, batch {m.get('batch')} x {m.get('seq')})")
+        ax.invert_yaxis()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    warnings.filterwarnings("ignore")
+    import torch
+    import thunder
+
+    device = torch.device(args.device)
+    timer = Timer(torch, device)
+    ceiling = copy_ceiling(torch, timer, device.type != "cuda" or args.small, 20) if device.type == "cuda" else {"gbps": None}
+    results = {"date": datetime.date.today().isoformat(), "commit": commit_name(args.commit),
+               "gpu": torch.cuda.get_device_name() if device.type == "cuda" else "none (CPU)",
+               "torch": torch.__version__, "thunder": getattr(thunder, "__version__", "?"),
+               "ceiling_gbps": ceiling["gbps"] or 0.0, "steps": args.steps, "warmup": args.warmup, "models": []}
+    systems = [s for s in args.systems.split(",") if s]
+    for name in [m for m in args.models.split(",") if m]:
+        print(f"== {name}", flush=True)
+        try:
+            results["models"].append(run_model(torch, args, name, systems, timer, ceiling["gbps"]))
+        except Exception as e:  # noqa: BLE001
+            traceback.print_exc()
+            results["models"].append({"model": name, "systems": {}, "error": f"{type(e).__name__}: {e}"})
+        write_report(results, args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
