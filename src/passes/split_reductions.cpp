@@ -1,7 +1,6 @@
 #include "passes/split_reductions.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "base/error.h"
 
@@ -30,48 +29,22 @@ Split split_of(const Node& n) {
 
 class Rewriter {
  public:
-  explicit Rewriter(const Fusion& original) : original_(original), fusion_(std::make_shared<Fusion>()) {}
+  explicit Rewriter(const Fusion& original) : original_(original), r_(original) {}
 
-  SplitReductions run() {
-    for (const Value* in : original_.inputs())
-      mapped_[in] = in->is_tensor ? fusion_->add_tensor_input(in->name, in->dtype, in->shape)
-                                  : fusion_->add_scalar_input(in->name, in->scalar_kind);
+  RewrittenFusion run() {
     for (const auto& n : original_.nodes()) {
       const Split s = split_of(*n);
       if (s.chunk == 0)
-        copy(*n);
+        r_.copy(*n);
       else if (n->op == OpKind::Var || n->op == OpKind::VarMean)
         split_variance(*n, s);
       else
         split(*n, s);
     }
-    for (const Value* out : original_.outputs()) fusion_->add_output(map(out));
-    return {std::move(fusion_), std::move(notes_)};
+    return r_.finish(std::move(notes_));
   }
 
  private:
-  Value* map(const Value* v) {
-    if (auto it = mapped_.find(v); it != mapped_.end()) return it->second;
-    VF_INTERNAL_CHECK(v->is_constant(), "split_long_reductions: ", v->name, " is used before it is defined");
-    return mapped_[v] = fusion_->add_constant(*v->constant);
-  }
-
-  // A name that neither fusion has.
-  std::string fresh(const std::string& base) {
-    std::string name = base;
-    for (int k = 2; original_.find(name) || fusion_->find(name); ++k) name = base + "_" + std::to_string(k);
-    return name;
-  }
-
-  void copy(const Node& n) {
-    std::vector<Value*> inputs;
-    for (const Value* in : n.inputs) inputs.push_back(map(in));
-    std::vector<std::string> names;
-    for (const Value* out : n.outputs) names.push_back(out->name);
-    const auto& outs = fusion_->add_node(n.op, std::move(inputs), n.attrs, std::move(names), n.line);
-    for (size_t i = 0; i < outs.size(); ++i) mapped_[n.outputs[i]] = outs[i];
-  }
-
   // op over `dims` of x (a value of the rewritten fusion) in two stages, the result named `name`
   // and of type `dtype`. The chunks replace the reduced dims where those are adjacent (an outer
   // reduction keeps its memory order, so that its loads stay coalesced); otherwise a transpose
@@ -97,28 +70,26 @@ class Rewriter {
         }
       at = static_cast<int64_t>(shape.size());
       perm.insert(perm.end(), dims.begin(), dims.end());
-      x = fusion_->add_node(OpKind::Transpose, {x}, PermuteAttrs{perm}, {fresh(name + "_kept_first")}, line)[0];
+      x = r_.add(OpKind::Transpose, {x}, PermuteAttrs{perm}, r_.fresh(name + "_kept_first"), line);
       shape.push_back(s.row / s.chunk);
       shape.push_back(s.chunk);
     }
-    x = fusion_->add_node(OpKind::Reshape, {x}, ReshapeAttrs{shape}, {fresh(name + "_chunks")}, line)[0];
+    x = r_.add(OpKind::Reshape, {x}, ReshapeAttrs{shape}, r_.fresh(name + "_chunks"), line);
     const bool widen = (op == OpKind::Sum || op == OpKind::Prod) && dtype_size(x->dtype) < 4;
     if (widen)
-      x = fusion_->add_node(OpKind::ConvertElementType, {x}, CastAttrs{DType::Float32}, {fresh(name + "_f32_in")},
-                            line)[0];
-    partials = fresh(name + "_partial");
-    Value* partial = fusion_->add_node(op, {x}, DimsAttrs{{at + 1}}, {partials}, line)[0];
-    if (!widen) return fusion_->add_node(op, {partial}, DimsAttrs{{at}}, {name}, line)[0];
-    Value* wide = fusion_->add_node(op, {partial}, DimsAttrs{{at}}, {fresh(name + "_f32")}, line)[0];
-    return fusion_->add_node(OpKind::ConvertElementType, {wide}, CastAttrs{dtype}, {name}, line)[0];
+      x = r_.add(OpKind::ConvertElementType, {x}, CastAttrs{DType::Float32}, r_.fresh(name + "_f32_in"), line);
+    partials = r_.fresh(name + "_partial");
+    Value* partial = r_.add(op, {x}, DimsAttrs{{at + 1}}, partials, line);
+    if (!widen) return r_.add(op, {partial}, DimsAttrs{{at}}, name, line);
+    Value* wide = r_.add(op, {partial}, DimsAttrs{{at}}, r_.fresh(name + "_f32"), line);
+    return r_.add(OpKind::ConvertElementType, {wide}, CastAttrs{dtype}, name, line);
   }
 
   void split(const Node& n, const Split& s) {
     const Value* out = n.output();
     std::string partials;
-    Value* result = two_stages(n.op, map(n.inputs[0]), n.attr<DimsAttrs>().dims, s, out->name, out->dtype, n.line, partials);
-    check_same_type(result, out);
-    mapped_[out] = result;
+    Value* result = two_stages(n.op, r_.map(n.inputs[0]), n.attr<DimsAttrs>().dims, s, out->name, out->dtype, n.line, partials);
+    r_.replace(out, result);
     notes_.push_back(detail::concat("prims.", op_name(n.op), " ", out->name, ": ", s.rows, " row(s) of ", s.row,
                                     " elements, split into ", s.row / s.chunk, " chunks of ", s.chunk, " (partials ",
                                     partials, (result->producer->op == OpKind::ConvertElementType ? ", float32" : ""),
@@ -135,28 +106,25 @@ class Rewriter {
     const std::string& name = n.outputs[0]->name;
     const DType acc = in->dtype == DType::Float64 ? DType::Float64 : DType::Float32;
     auto add = [&](OpKind op, std::vector<Value*> inputs, OpAttrs attrs_, const std::string& base) {
-      return fusion_->add_node(op, std::move(inputs), std::move(attrs_), {fresh(base)}, n.line)[0];
+      return r_.add(op, std::move(inputs), std::move(attrs_), r_.fresh(base), n.line);
     };
     // Output k of the node from `r`: r itself when it has the output's type, else converted.
     // (r is named after the output already when it needs no conversion.)
     auto output = [&](size_t k, Value* r) {
       const Value* out = n.outputs[k];
-      if (r->dtype != out->dtype)
-        r = fusion_->add_node(OpKind::ConvertElementType, {r}, CastAttrs{out->dtype}, {out->name}, n.line)[0];
-      check_same_type(r, out);
-      mapped_[out] = r;
+      if (r->dtype != out->dtype) r = r_.add(OpKind::ConvertElementType, {r}, CastAttrs{out->dtype}, out->name, n.line);
+      r_.replace(out, r);
     };
     auto name_of = [&](size_t k, const std::string& base) {
-      return k < n.outputs.size() && n.outputs[k]->dtype == acc ? n.outputs[k]->name : fresh(base);
+      return k < n.outputs.size() && n.outputs[k]->dtype == acc ? n.outputs[k]->name : r_.fresh(base);
     };
-    auto constant = [&](double v) { return fusion_->add_constant(Scalar::from_float(v)); };
-    Value* x = map(in);
+    auto constant = [&](double v) { return r_.constant(Scalar::from_float(v)); };
+    Value* x = r_.map(in);
     if (x->dtype != acc) x = add(OpKind::ConvertElementType, {x}, CastAttrs{acc}, name + "_acc_in");
     std::string sum_partials, squares_partials;
-    Value* total = two_stages(OpKind::Sum, x, attrs.dims, s, fresh(name + "_sum"), acc, n.line, sum_partials);
+    Value* total = two_stages(OpKind::Sum, x, attrs.dims, s, r_.fresh(name + "_sum"), acc, n.line, sum_partials);
     const auto count = static_cast<double>(s.row);
-    Value* mean =
-        fusion_->add_node(OpKind::Div, {total, constant(count)}, {}, {name_of(1, name + "_mean")}, n.line)[0];
+    Value* mean = r_.add(OpKind::Div, {total, constant(count)}, {}, name_of(1, name + "_mean"), n.line);
     if (n.outputs.size() > 1) output(1, mean);
     std::vector<int64_t> kept;
     for (int64_t d = 0; d < in->rank(); ++d)
@@ -164,9 +132,9 @@ class Rewriter {
     Value* spread = add(OpKind::BroadcastInDim, {mean}, BroadcastAttrs{in->shape, kept}, name + "_mean_spread");
     Value* deviation = add(OpKind::Sub, {x, spread}, {}, name + "_deviation");
     Value* square = add(OpKind::Mul, {deviation, deviation}, {}, name + "_square");
-    Value* squares = two_stages(OpKind::Sum, square, attrs.dims, s, fresh(name + "_squares"), acc, n.line, squares_partials);
-    output(0, fusion_->add_node(OpKind::Div, {squares, constant(std::max(0.0, count - attrs.correction))}, {},
-                                {name_of(0, name + "_acc")}, n.line)[0]);
+    Value* squares = two_stages(OpKind::Sum, square, attrs.dims, s, r_.fresh(name + "_squares"), acc, n.line, squares_partials);
+    output(0, r_.add(OpKind::Div, {squares, constant(std::max(0.0, count - attrs.correction))}, {},
+                     name_of(0, name + "_acc"), n.line));
     notes_.push_back(detail::concat("prims.", op_name(n.op), " ", name, ": ", s.rows, " row(s) of ", s.row,
                                     " elements, split into ", s.row / s.chunk, " chunks of ", s.chunk,
                                     " (two passes: the mean's sum, partials ", sum_partials,
@@ -174,20 +142,14 @@ class Rewriter {
                                     (acc == DType::Float32 ? "; float32" : "; float64"), ")"));
   }
 
-  static void check_same_type(const Value* result, const Value* out) {
-    VF_INTERNAL_CHECK(result->shape == out->shape && result->dtype == out->dtype, "split of ", out->name, " gives ",
-                      result->type_string(), ", not ", out->type_string());
-  }
-
   const Fusion& original_;
-  std::shared_ptr<Fusion> fusion_;
-  std::unordered_map<const Value*, Value*> mapped_;
+  FusionRewriter r_;
   std::vector<std::string> notes_;
 };
 
 }  // namespace
 
-SplitReductions split_long_reductions(const Fusion& fusion) {
+RewrittenFusion split_long_reductions(const Fusion& fusion) {
   const bool any = std::any_of(fusion.nodes().begin(), fusion.nodes().end(),
                                [](const auto& n) { return split_of(*n).chunk > 0; });
   if (!any) return {};

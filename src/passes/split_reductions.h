@@ -22,18 +22,10 @@
 // in float32 (float64 for float64), converted to the outputs' type.
 #pragma once
 
-#include <memory>
-#include <string>
-#include <vector>
-
 #include "ir/ir.h"
+#include "passes/fusion_rewriter.h"
 
 namespace vf {
-
-struct SplitReductions {
-  std::shared_ptr<const Fusion> fusion;  // the rewritten fusion; null when nothing was split
-  std::vector<std::string> notes;        // one line per split reduction, for explain
-};
 
 // Reductions split when they have fewer than kSplitFewRows rows of more than kSplitLongRow
 // elements (more than a CUDA team keeps in registers) and the row length has a divisor in
@@ -41,6 +33,7 @@ struct SplitReductions {
 // measured normalization and softmax kernels take, docs/benchmarks.md).
 inline constexpr int64_t kSplitFewRows = 1024, kSplitLongRow = 32768, kSplitMinChunk = 512, kSplitMaxChunk = 4096;
 
-SplitReductions split_long_reductions(const Fusion& fusion);
+// The rewritten fusion (null when nothing was split) and a note per split reduction.
+RewrittenFusion split_long_reductions(const Fusion& fusion);
 
 }  // namespace vf

@@ -54,7 +54,7 @@ std::string explain_text(const Fusion& given, const Plan& plan) {
   out << "plan: " << fusion.inputs().size() << " input(s), " << fusion.outputs().size() << " output(s), "
       << fusion.nodes().size() << " op(s); bookend " << (plan.options.bookend ? "on" : "off") << "\n";
   if (!plan.rewrites.empty()) {
-    out << "\nsplit reductions (each in two kernels: partials, then their reduction)\n";
+    out << "\nrewrites before planning\n";
     for (const std::string& r : plan.rewrites) out << "  " << r << "\n";
   }
   out << "\nsegments\n";
@@ -115,7 +115,7 @@ nlohmann::json explain_json(const Fusion&, const Plan& plan) {
   using nlohmann::json;
   json j;
   j["bookend"] = plan.options.bookend;
-  if (!plan.rewrites.empty()) j["split_reductions"] = plan.rewrites;
+  if (!plan.rewrites.empty()) j["rewrites"] = plan.rewrites;
   j["kernels"] = plan.kernel_count();
   j["allocated_bytes"] = plan.allocated_bytes;
   j["peak_bytes"] = plan.peak_bytes;

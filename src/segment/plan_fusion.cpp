@@ -1,8 +1,10 @@
 // The planning pipeline, in order:
 //
-//  0. Split reductions (PlanOptions::split_reductions): a reduction of few long rows becomes two
-//     (passes/split_reductions.h), and the rest of the pipeline plans the rewritten fusion. First,
-//     because it changes the ops there are.
+//  0. Rewrites of the fusion, and the rest of the pipeline plans the rewritten one. First, because
+//     they change the ops there are. In order: reductions that reduce nothing fold into views or
+//     the identity (passes/fold_trivial_reductions.h), so that the split and the kernels see only
+//     real reductions; then, with PlanOptions::split_reductions, a reduction of few long rows
+//     becomes two (passes/split_reductions.h).
 //  1. Bookend split (only with PlanOptions::bookend): leading and trailing view ops are set apart.
 //     It runs first among the rest because it decides which ops the fused part holds at all.
 //  2. Leading eager ops: each becomes a view or a copy of its input, as eager PyTorch would do.
@@ -31,6 +33,7 @@
 #include "codegen/lower_kernel.h"
 #include "layout/view_algebra.h"
 #include "passes/bookend.h"
+#include "passes/fold_trivial_reductions.h"
 #include "passes/split_reductions.h"
 #include "segment/extract_segment.h"
 #include "segment/memory_plan.h"
@@ -378,16 +381,17 @@ class Planner {
 }  // namespace
 
 Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts, const PlanOptions& options) {
-  if (options.split_reductions && options.reductions_in_kernels) {
-    SplitReductions split = split_long_reductions(fusion);
-    if (split.fusion) {
-      Plan plan = Planner(*split.fusion, input_layouts, options).run();
-      plan.rewritten = std::move(split.fusion);
-      plan.rewrites = std::move(split.notes);
-      return plan;
-    }
-  }
-  return Planner(fusion, input_layouts, options).run();
+  RewrittenFusion folded = fold_trivial_reductions(fusion);
+  RewrittenFusion split;
+  if (options.split_reductions && options.reductions_in_kernels)
+    split = split_long_reductions(folded.fusion ? *folded.fusion : fusion);
+  if (!folded.fusion && !split.fusion) return Planner(fusion, input_layouts, options).run();
+  std::shared_ptr<const Fusion> rewritten = split.fusion ? split.fusion : folded.fusion;
+  Plan plan = Planner(*rewritten, input_layouts, options).run();
+  plan.rewritten = std::move(rewritten);
+  plan.rewrites = std::move(folded.notes);
+  plan.rewrites.insert(plan.rewrites.end(), split.notes.begin(), split.notes.end());
+  return plan;
 }
 
 std::vector<Layout> contiguous_input_layouts(const Fusion& fusion) {

@@ -31,7 +31,7 @@ std::vector<std::tuple<OpKind, Shape, Shape>> reductions(const Fusion& f) {
 
 TEST(SplitReductions, SumOfALongVector_TwoStages) {
   const Fusion f = one_reduction(OpKind::Sum, DType::Float32, {int64_t{1} << 18}, {0});
-  const SplitReductions s = split_long_reductions(f);
+  const RewrittenFusion s = split_long_reductions(f);
   ASSERT_NE(s.fusion, nullptr);
   using R = std::tuple<OpKind, Shape, Shape>;
   EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Sum, {64, 4096}, {64}}, R{OpKind::Sum, {64}, {}}}));
@@ -58,7 +58,7 @@ TEST(SplitReductions, VarMean_TwoPassesOfTwoStages) {
   Fusion v;
   Value* x = v.add_tensor_input("x", DType::BFloat16, {2, 1 << 17});
   for (Value* out : v.add_node(OpKind::VarMean, {x}, VarAttrs{{1}, 1}, {"var", "mean"})) v.add_output(out);
-  const SplitReductions s = split_long_reductions(v);
+  const RewrittenFusion s = split_long_reductions(v);
   ASSERT_NE(s.fusion, nullptr);
   using R = std::tuple<OpKind, Shape, Shape>;
   EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Sum, {2, 32, 4096}, {2, 32}}, R{OpKind::Sum, {2, 32}, {2}},
@@ -80,7 +80,7 @@ TEST(SplitReductions, VarMean_TwoPassesOfTwoStages) {
   Fusion w;
   Value* y = w.add_tensor_input("y", DType::Float32, {1 << 20});
   w.add_output(w.add_node(OpKind::Var, {y}, VarAttrs{{0}, 0}, {"v"})[0]);
-  const SplitReductions t = split_long_reductions(w);
+  const RewrittenFusion t = split_long_reductions(w);
   ASSERT_NE(t.fusion, nullptr);
   EXPECT_EQ(t.fusion->outputs()[0]->producer->op, OpKind::Div);
   for (const auto& n : t.fusion->nodes()) EXPECT_NE(n->op, OpKind::ConvertElementType);
@@ -88,7 +88,7 @@ TEST(SplitReductions, VarMean_TwoPassesOfTwoStages) {
 
 // Adjacent reduced dims are split in place, outer ones too (their loads keep their memory order).
 TEST(SplitReductions, AdjacentReducedDims_SplitInPlace) {
-  const SplitReductions s = split_long_reductions(one_reduction(OpKind::Sum, DType::Float32, {256, 512, 3}, {0, 1}));
+  const RewrittenFusion s = split_long_reductions(one_reduction(OpKind::Sum, DType::Float32, {256, 512, 3}, {0, 1}));
   ASSERT_NE(s.fusion, nullptr);
   using R = std::tuple<OpKind, Shape, Shape>;
   EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Sum, {32, 4096, 3}, {32, 3}}, R{OpKind::Sum, {32, 3}, {3}}}));
@@ -98,7 +98,7 @@ TEST(SplitReductions, AdjacentReducedDims_SplitInPlace) {
 // Reduced dims that are not adjacent are moved last first; the kept dims stay in order.
 TEST(SplitReductions, NonAdjacentReducedDims_KeptDimsFirst) {
   const Fusion f = one_reduction(OpKind::Amin, DType::Float32, {256, 3, 512}, {0, 2});
-  const SplitReductions s = split_long_reductions(f);
+  const RewrittenFusion s = split_long_reductions(f);
   ASSERT_NE(s.fusion, nullptr);
   using R = std::tuple<OpKind, Shape, Shape>;
   EXPECT_EQ(reductions(*s.fusion), (std::vector<R>{R{OpKind::Amin, {3, 32, 4096}, {3, 32}}, R{OpKind::Amin, {3, 32}, {3}}}));
@@ -110,7 +110,7 @@ TEST(SplitReductions, NonAdjacentReducedDims_KeptDimsFirst) {
 
 // Sums of half types add float32 partials, as the unsplit sum accumulates in float32.
 TEST(SplitReductions, HalfSum_Float32Partials) {
-  const SplitReductions s = split_long_reductions(one_reduction(OpKind::Sum, DType::BFloat16, {2, 1 << 17}, {1}));
+  const RewrittenFusion s = split_long_reductions(one_reduction(OpKind::Sum, DType::BFloat16, {2, 1 << 17}, {1}));
   ASSERT_NE(s.fusion, nullptr);
   std::vector<DType> sums;
   for (const auto& n : s.fusion->nodes())
@@ -118,7 +118,7 @@ TEST(SplitReductions, HalfSum_Float32Partials) {
   EXPECT_EQ(sums, (std::vector<DType>{DType::Float32, DType::Float32}));
   EXPECT_EQ(s.fusion->outputs()[0]->dtype, DType::BFloat16);
   // amax needs no wider type.
-  const SplitReductions m = split_long_reductions(one_reduction(OpKind::Amax, DType::BFloat16, {2, 1 << 17}, {1}));
+  const RewrittenFusion m = split_long_reductions(one_reduction(OpKind::Amax, DType::BFloat16, {2, 1 << 17}, {1}));
   ASSERT_NE(m.fusion, nullptr);
   for (const auto& n : m.fusion->nodes()) EXPECT_NE(n->op, OpKind::ConvertElementType);
 }
@@ -133,15 +133,15 @@ TEST(SplitReductions, Plan_TwoKernelsAndThePartialsBuffer) {
   EXPECT_EQ(plan.allocated_bytes, 64 * 4 + 4);  // the 64 partials, then the result
   EXPECT_EQ(plan.outputs[0].value, plan.rewritten->outputs()[0]);
   const std::string text = explain_text(f, plan);
-  EXPECT_THAT(text, HasSubstr("split reductions"));
+  EXPECT_THAT(text, HasSubstr("rewrites before planning"));
   EXPECT_THAT(text, HasSubstr("prims.sum r: 1 row(s) of 262144 elements"));
-  EXPECT_EQ(explain_json(f, plan)["split_reductions"].size(), 1u);
+  EXPECT_EQ(explain_json(f, plan)["rewrites"].size(), 1u);
   PlanOptions whole;
   whole.split_reductions = false;
   const Plan unsplit = plan_fusion(f, contiguous_input_layouts(f), whole);
   EXPECT_EQ(unsplit.rewritten, nullptr);
   EXPECT_EQ(unsplit.kernel_count(), 1);
-  EXPECT_FALSE(explain_json(f, unsplit).contains("split_reductions"));
+  EXPECT_FALSE(explain_json(f, unsplit).contains("rewrites"));
 }
 
 }  // namespace

@@ -1,0 +1,45 @@
+// Runs a trace through the executor on the CPU backend and compares every output with the
+// reference executor, for the segment tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "frontend/trace_reader.h"
+#include "reference/compare.h"
+#include "reference/random_inputs.h"
+#include "runtime/cpu_backend.h"
+#include "runtime/executor.h"
+
+namespace vf::test {
+
+// The plan the executor made for `text` with contiguous random inputs (seed), after checking each
+// output against the reference at its output_tolerance. The fusion stays alive with the plan.
+struct PlanRun {
+  std::shared_ptr<Fusion> fusion;
+  Plan plan;
+};
+
+inline PlanRun run_plan_against_reference(const std::string& text, uint64_t seed = 7) {
+  static auto backend = std::make_shared<CpuBackend>();
+  auto fusion = std::make_shared<Fusion>(read_trace(text));
+  const std::vector<HostArg> host_args = random_inputs(*fusion, seed);
+  std::vector<Arg> args;
+  for (const HostArg& a : host_args)
+    args.push_back(std::holds_alternative<HostTensor>(a) ? Arg(to_tensor(std::get<HostTensor>(a)))
+                                                         : Arg(std::get<Scalar>(a)));
+  const std::vector<HostTensor> expected = run_reference(*fusion, host_args);
+  CompiledFusion compiled(fusion, ExecutorOptions{.device = Device::Cpu}, backend);
+  const std::vector<Tensor> outs = compiled.run(args);
+  EXPECT_EQ(outs.size(), expected.size());
+  for (size_t i = 0; i < outs.size() && i < expected.size(); ++i) {
+    const Comparison c =
+        compare_tensors(as_host_tensor(outs[i]), expected[i], output_tolerance(fusion->outputs()[i]));
+    EXPECT_TRUE(c.ok) << "output " << fusion->outputs()[i]->name << ": " << c.first_mismatch << "\n" << text;
+  }
+  return {fusion, compiled.plan_for(args)};
+}
+
+}  // namespace vf::test
