@@ -16,10 +16,12 @@ const char kPreludeCommon[] =
 #include "codegen/prelude_common.inc"
     ;
 
-// A reduction nest: each work item is a row. Per row, one plain loop nest over the reduced dims
-// per phase, then one for the full-shape stores, then the row stores.
+// A reduction nest: each work item is a row (a serial nest: a chunk, its rows in order). Per row,
+// one plain loop nest over the reduced dims per phase, then one for the full-shape and column
+// stores, then the row stores.
 void emit_reduction_nest(const LoopNest& nest, int n, std::string& out) {
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
+  const size_t chunk_rank = nest.serial ? rank - 1 : rank;  // the dims the work items cover
   const std::string p = "n" + std::to_string(n) + "_";
   std::vector<std::string> vars;
   out += "  {\n";
@@ -27,7 +29,7 @@ void emit_reduction_nest(const LoopNest& nest, int n, std::string& out) {
   for (size_t d = 0; d < rank + inner; ++d) {
     const int field = d < rank ? nest.extents[d] : nest.inner_extents[d - rank];
     out += "    const vf_i64 " + p + "s" + std::to_string(d) + " = a.f" + std::to_string(field) + ";\n";
-    if (d < rank) rows += " * " + p + "s" + std::to_string(d);
+    if (d < chunk_rank) rows += " * " + p + "s" + std::to_string(d);
     vars.push_back(p + "i" + std::to_string(d));
   }
   out += "    const vf_i64 rows = " + rows + ";\n";
@@ -36,12 +38,18 @@ void emit_reduction_nest(const LoopNest& nest, int n, std::string& out) {
   out += "    base += rows;\n";
   out += "    for (vf_i64 row = lo; row < hi; ++row) {\n";
   out += "      vf_i64 rest = row;\n";
-  emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_i64 ", "      ", out);
+  emit_position_unravel(vars, 0, chunk_rank, p + "s", "rest", "const vf_i64 ", "      ", out);
   out += "      (void)rest;\n";
+  std::string row_indent = "      ";
+  if (nest.serial) {
+    const std::string v = vars[rank - 1];
+    out += row_indent + "for (vf_i64 " + v + " = 0; " + v + " < " + p + "s" + std::to_string(rank - 1) + "; ++" + v + ") {\n";
+    row_indent += "  ";
+  }
   ScopedEmitter em(nest, vars, "vf_i64");
   // The loops over the reduced dims, around `body` (emitted at the innermost indent).
   auto inner_loops = [&](const std::function<void(const std::string&)>& body) {
-    std::string indent = "      ";
+    std::string indent = row_indent;
     for (size_t d = rank; d < rank + inner; ++d) {
       out += indent + "for (vf_i64 " + vars[d] + " = 0; " + vars[d] + " < " + p + "s" + std::to_string(d) + "; ++" +
              vars[d] + ") {\n";
@@ -59,7 +67,9 @@ void emit_reduction_nest(const LoopNest& nest, int n, std::string& out) {
   };
   ReductionRowHooks hooks;
   hooks.inner_loop = inner_loops;
-  emit_reduction_row(nest, em, hooks, "      ", out);
+  if (nest.serial) hooks.column_first = vars[rank - 1] + " == 0";
+  emit_reduction_row(nest, em, hooks, row_indent, out);
+  if (nest.serial) out += "      }\n";
   out += "    }\n  }\n";
 }
 

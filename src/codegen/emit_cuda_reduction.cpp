@@ -105,6 +105,7 @@ class RowSchedule {
           emit_team_reduce(nest_.reductions[k], static_cast<int>(k), team_, indent, out);
     };
     hooks.row_guard = "if (lane == 0)";
+    hooks.column_first = column_first;
     if (per_thread_ > 0) {
       hooks.element_guard = "in";
       hooks.group_accumulator = "gacc";
@@ -115,6 +116,8 @@ class RowSchedule {
   }
 
  int vec() const { return v_; }
+
+  std::string column_first;  // a serial nest: the condition that the row is its chunk's first
 
  private:
   int groups() const { return per_thread_ / v_; }
@@ -268,6 +271,7 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
                               std::string& out) {
   const AbiNest& abi = kabi.nests[n];
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
+  const size_t chunk_rank = nest.serial ? rank - 1 : rank;  // the dims the teams' rows cover
   const int team = abi.team;
   const std::string p = "n" + std::to_string(n) + "_", T = std::to_string(team);
   std::vector<std::string> vars;
@@ -277,7 +281,8 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
     const int field = d < rank ? nest.extents[d] : nest.inner_extents[d - rank];
     const std::string size = p + "s" + std::to_string(d);
     out += "    const vf_index " + size + " = a.f" + std::to_string(field) + ";\n";
-    (d < rank ? rows : count) += " * " + size;
+    if (d < chunk_rank) rows += " * " + size;
+    if (d >= rank) count += " * " + size;
     vars.push_back(p + "i" + std::to_string(d));
   }
   // The row length in the index type: the loops compare it with their 32-bit positions.
@@ -289,21 +294,28 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
   out += "    int parity = 0;\n";
   // With 32-bit index math the row's multi-index comes from host dividers (a block reduces one
   // grain of rows, so per-thread divisions would cost about twenty instructions each per row).
-  std::vector<std::string> row_sizes, row_vars(vars.begin(), vars.begin() + static_cast<int64_t>(rank));
-  for (size_t d = 0; d < rank; ++d) row_sizes.push_back(p + "s" + std::to_string(d));
+  std::vector<std::string> row_sizes, row_vars(vars.begin(), vars.begin() + static_cast<int64_t>(chunk_rank));
+  for (size_t d = 0; d < chunk_rank; ++d) row_sizes.push_back(p + "s" + std::to_string(d));
   if (kabi.index32) emit_dividers(schedule.dividers, p, "    ", out);
+  // A serial nest's team walks its chunk's rows in order (the serial loop): parity flips per row.
   out += "    for (vf_i64 row = (vf_i64)blockIdx.x * (blockDim.x / " + T + ") + threadIdx.x / " + T +
-         "; row < rows; row += teams, parity ^= 1) {\n";
+         "; row < rows; row += teams" + (nest.serial ? "" : ", parity ^= 1") + ") {\n";
   if (kabi.index32) {
     for (const std::string& v : row_vars) out += "      vf_index " + v + ";\n";
     emit_unravel("(vf_index)row", row_sizes, row_vars, "", true, p, "      ", out);
   } else {
     out += "      vf_index rest = (vf_index)row;\n";
-    emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "      ", out);
+    emit_position_unravel(vars, 0, chunk_rank, p + "s", "rest", "const vf_index ", "      ", out);
     out += "      (void)rest;\n";
+  }
+  if (nest.serial) {
+    const std::string v = vars[rank - 1];
+    out += "      for (vf_index " + v + " = 0; " + v + " < " + p + "s" + std::to_string(rank - 1) + "; ++" + v +
+           ", parity ^= 1) {\n";
   }
   ScopedEmitter em(nest, vars, "vf_index");
   RowSchedule rs(nest, em, vars, p, team, schedule.reduction);
+  if (nest.serial) rs.column_first = vars[rank - 1] + " == 0";
   if (!rs.packed_addresses().empty()) {
     // Every group of a row is aligned when the row's first element is (v divides the row), and,
     // for an address that divides the reduced var by c (a split by a reshape), element c is too.
@@ -328,10 +340,21 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
     rs.emit(out, "        ");
     em.restore(saved);
     out += "      } else {\n";
-    RowSchedule(nest, em, vars, p, team, ReductionSchedule{}).emit(out, "        ");
+    RowSchedule strided(nest, em, vars, p, team, ReductionSchedule{});
+    strided.column_first = rs.column_first;
+    strided.emit(out, "        ");
     out += "      }\n";
   } else {
     rs.emit(out, "      ");
+  }
+  if (nest.serial) {
+    // A column store's element belongs to the lane that takes its position, which may differ
+    // between the packed and the strided loop (a row's alignment chooses): the team's lanes meet
+    // before the next row.
+    const bool two_loops = !rs.packed_addresses().empty();
+    if (two_loops && team > 32) out += "        __syncthreads();\n";
+    if (two_loops && team == 32) out += "        __syncwarp();\n";
+    out += "      }\n";
   }
   out += "    }\n  }\n";
 }

@@ -506,6 +506,17 @@ std::string ScopedEmitter::store(const StoreStmt& s) const {
          "] = " + store_value(nest_, s) + ";\n";
 }
 
+std::string ScopedEmitter::column_store(const StoreStmt& s, const std::string& first) const {
+  const std::string mem = memory_type(s.dtype), v = "v" + std::to_string(s.value);
+  ReduceStmt r;
+  r.op = s.op;
+  r.acc_dtype = s.dtype;
+  const std::string combined = "(" + first + ") ? (" + compute_type(s.dtype) + ")" + v + " : " +
+                               reduce_combine(r, from_memory(s.dtype, "e"), v);
+  const std::string stored = is_half(s.dtype) ? store_value(s.dtype, "(" + combined + ")") : "(" + mem + ")(" + combined + ")";
+  return "{ " + mem + "& e = ((" + mem + "*)" + field_name(s.param) + ")[" + index(s.index) + "]; e = " + stored + "; }\n";
+}
+
 void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const ReductionRowHooks& hooks,
                         const std::string& indent, std::string& out) {
   for (int phase = 0; phase < nest.phase_count(); ++phase) {
@@ -545,8 +556,12 @@ void emit_reduction_row(const LoopNest& nest, ScopedEmitter& em, const Reduction
       em.define(values, indices, false, in, out, hooks.value_override);
       const std::string guard = row || hooks.element_guard.empty() ? "" : "if (" + hooks.element_guard + ") ";
       for (size_t k = 0; k < nest.stores.size(); ++k) {
-        if (nest.stores[k].row != row) continue;
-        out += in + (overridden(k) ? hooks.store_override->at(static_cast<int>(k)) + "\n" : guard + em.store(nest.stores[k]));
+        const StoreStmt& s = nest.stores[k];
+        if (s.row != row) continue;
+        if (overridden(k))
+          out += in + hooks.store_override->at(static_cast<int>(k)) + "\n";
+        else
+          out += in + guard + (s.column ? em.column_store(s, hooks.column_first) : em.store(s));
       }
     };
     if (!row) {

@@ -92,6 +92,9 @@ class ScopedEmitter {
   }
   std::string index(int id) const;
   std::string store(const StoreStmt& s) const;  // the statement, with a newline
+  // A column store's statement (kernel_ir.h): the value when `first` (a C condition) holds, else
+  // the element combined with it.
+  std::string column_store(const StoreStmt& s, const std::string& first) const;
 
   // When set (CUDA), a float division by a reciprocal calls vf_div_r_fast, which clears the bool
   // variable named here where its quotient may be inexact; fast_divisions counts those calls.
@@ -124,6 +127,8 @@ struct ReductionRowHooks {
   const std::unordered_map<int, std::string>* value_override = nullptr;  // for values in the loops
   // Maps a full-shape store (its index in nest.stores) to the statement that replaces it, unguarded.
   const std::unordered_map<int, std::string>* store_override = nullptr;
+  // A serial nest: the C condition that the row is its chunk's first (column stores start there).
+  std::string column_first;
 };
 
 // The code for one row of a reduction nest, at `indent` inside the row loop: per phase, the

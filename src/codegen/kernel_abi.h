@@ -71,7 +71,8 @@ struct AbiView {
 // (output -1) iterates `rows` rows of `inner` reduced elements.
 struct AbiNest {
   int32_t output = -1;
-  int64_t rows = 0, inner = 0;
+  int64_t rows = 0, inner = 0;  // a serial nest: rows counts the chunks (the rows but the serial dim)
+  int64_t serial = 1;           // a serial nest: the rows of a chunk
   int64_t inner_last = 0;  // the innermost reduced extent (a reduction nest)
   int32_t team = 0;  // CUDA: threads that reduce one row together (a warp or the whole block)
   bool inner_reduced = true;  // whether the innermost dim of the reduced tensor is a reduced one

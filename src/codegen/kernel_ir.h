@@ -20,6 +20,13 @@
 // reduction's result after its phase. Then one more loop over the reduced dims performs the
 // stores of full-shape outputs, and the row stores (outputs of the row shape) come last. Values
 // that do not depend on the reduced loop vars are computed once per row.
+//
+// A serial nest (`serial`) walks its last row dim in order within one team (the rows that one
+// team, or one CPU work item, takes: a chunk), and may have column stores: stores that combine
+// their value over the serial dim into one element per point of the other row dims and the
+// reduced dims, each chunk's partial result of a reduction over the rows (a bias gradient's sum
+// over the batch, beside the row reductions of a norm's backward). The chunk's first row
+// initialises the element.
 #pragma once
 
 #include <cstdint>
@@ -92,6 +99,11 @@ struct StoreStmt {
   int value = -1;
   int flat_offset = -1;  // in a flat nest: the offset field
   bool row = false;      // a reduction nest's row store (index uses only the row vars)
+  // A serial nest's column store (index uses the row vars but the serial one, and the reduced
+  // vars): element = value at the chunk's first row, then combine(element, value) with `op`
+  // (Sum, Prod, Amax or Amin) at each later row; dtype is the accumulator's.
+  bool column = false;
+  OpKind op = OpKind::Sum;
 };
 
 // One reduction of a reduction nest: combines `value` (an expression over the row and reduced
@@ -106,6 +118,7 @@ struct ReduceStmt {
 struct LoopNest {
   std::vector<int> extents;        // one param (OutputSize field) per loop dim (row dims of a reduction nest)
   std::vector<int> inner_extents;  // a reduction nest's reduced dims (params), after the row dims
+  bool serial = false;             // a reduction nest whose last row dim one team walks in order
   std::vector<ReduceStmt> reductions;  // empty for a pointwise nest
   // Every load and store is unguarded and contiguous in the nest's row-major order, so element
   // k of the flattened space is at offset + k in every buffer: emitted without index math.
@@ -123,7 +136,7 @@ struct LoopNest {
   int param(int field) { return index({IndexOp::Param, field}); }
   int binary(IndexOp op, int a, int b) { return index({op, 0, a, b}); }
 
-  bool is_reduction() const { return !reductions.empty(); }
+  bool is_reduction() const { return !reductions.empty() || serial; }
   // Whether index id reads a loop var >= first_var (for a reduction nest: a reduced var).
   bool index_uses_vars_from(int id, int64_t first_var) const;
   // Per value: whether it reads a reduced loop var, and the number of reduction phases that must

@@ -10,7 +10,9 @@ std::string kernel_name(const Fusion& segment, const KernelIR& ir) {
   std::string name = "vf_pointwise";
   for (size_t k = 0; k < ir.nests.size(); ++k)
     if (ir.nests[k].is_reduction()) {
-      name = ir.abi.nests.at(k).inner_reduced ? "vf_reduction" : "vf_outer_reduction";
+      name = ir.nests[k].serial ? "vf_column_reduction"
+             : ir.abi.nests.at(k).inner_reduced ? "vf_reduction"
+                                                 : "vf_outer_reduction";
       break;
     }
   std::vector<std::string_view> ops;

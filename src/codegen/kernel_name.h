@@ -9,7 +9,8 @@
 namespace vf {
 
 // "vf_<kind>_<ops>": kind is `reduction` (a nest reducing the innermost dim), `outer_reduction`
-// (a nest reducing outer dims only) or `pointwise`, from the lowered IR; ops are the first
+// (a nest reducing outer dims only), `column_reduction` (a serial nest: chunks of rows, column
+// partials beside any row reductions) or `pointwise`, from the lowered IR; ops are the first
 // kMaxNamedOps distinct ops of the segment's fusion in program order, leaving out view and
 // conversion ops (`copy` when nothing else is left). The same segment gets the same name on
 // every target, so explain prints the name the profiler shows.

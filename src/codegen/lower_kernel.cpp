@@ -324,9 +324,9 @@ int KernelLowering::visit(const Value* v, const std::vector<int>& idx, int pred)
 
 // Stores output o at loop index idx (one index per output dim); a row store of a reduction nest
 // when `row`.
-void KernelLowering::store_output(int o, const std::vector<int>& idx, bool row) {
+void KernelLowering::store_output(int o, const std::vector<int>& idx, bool row, int value) {
   const Value* out = fusion_.outputs()[o];
-  const int value = visit(out, idx, -1);
+  if (value < 0) value = visit(out, idx, -1);
   const Layout& l = spec_.output_layouts[o];
   auto& classes = ir_.abi.output_classes[o];
   classes.clear();
@@ -369,14 +369,55 @@ int KernelLowering::lower_cat(const Node& n, const std::vector<int>& idx, int pr
   return result;
 }
 
+// The known linearisation of loop vars `run` (more than one), if any.
+std::optional<int> KernelLowering::linear_of(const std::vector<int64_t>& run) const {
+  for (const auto& [flat, vars] : linear_)
+    if (vars == run) return flat;
+  return std::nullopt;
+}
+
 std::optional<std::vector<int>> NestIndices::unflattened(int flat, std::span<const int64_t> sizes) {
   auto it = l_.linear_.find(flat);
-  if (it == l_.linear_.end() || it->second.size() != sizes.size()) return std::nullopt;
-  for (size_t k = 0; k < sizes.size(); ++k)
-    if (l_.loop_sizes_[static_cast<size_t>(it->second[k])] != sizes[k]) return std::nullopt;
-  std::vector<int> vars;
-  for (int64_t v : it->second) vars.push_back(l_.nest_->var(v));
-  return vars;
+  if (it == l_.linear_.end()) return std::nullopt;
+  const std::vector<int64_t>& vars = it->second;
+  // Each size takes the next vars whose extents multiply to it: one var is itself, several their
+  // known linearisation (a serial nest's split row dim inside a merged one).
+  std::vector<int> out;
+  size_t k = 0;
+  for (int64_t size : sizes) {
+    std::vector<int64_t> run;
+    int64_t product = 1;
+    while (k < vars.size() && product < size) {
+      product *= l_.loop_sizes_[static_cast<size_t>(vars[k])];
+      run.push_back(vars[k++]);
+    }
+    if (product != size) return std::nullopt;
+    if (run.empty()) {
+      out.push_back(literal(0));
+    } else if (run.size() == 1) {
+      out.push_back(l_.nest_->var(run[0]));
+    } else {
+      const std::optional<int> f = l_.linear_of(run);
+      if (!f) return std::nullopt;
+      out.push_back(*f);
+    }
+  }
+  for (; k < vars.size(); ++k)
+    if (l_.loop_sizes_[static_cast<size_t>(vars[k])] != 1) return std::nullopt;
+  return out;
+}
+
+std::optional<int> NestIndices::flattened(std::span<const int> indices, std::span<const int64_t> sizes) {
+  if (indices.size() < 2) return std::nullopt;
+  std::vector<int64_t> run;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const IndexExpr& e = l_.nest_->indices[static_cast<size_t>(indices[k])];
+    if (e.op != IndexOp::Var || l_.loop_sizes_.size() <= static_cast<size_t>(e.value) ||
+        l_.loop_sizes_[static_cast<size_t>(e.value)] != sizes[k])
+      return std::nullopt;
+    run.push_back(e.value);
+  }
+  return l_.linear_of(run);
 }
 
 int KernelLowering::lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred) {

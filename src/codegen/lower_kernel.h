@@ -14,6 +14,11 @@ namespace vf {
 // reduced dims, or an output that has neither the shape of the reductions' input nor of their
 // result. The planner splits such segments (segment/plan_fusion.cpp), and keeps the IR of the
 // others on their Segment for the backends.
+// The most rows a serial nest's team walks in order: a reduction over a split of the last row dim
+// into chunks of at most this many rows is lowered as a column reduction (kernel_ir.h, serial
+// nests).
+inline constexpr int64_t kMaxSerialRows = 64;
+
 struct LoweredKernel {
   KernelIR ir;          // when `problem` is empty
   std::string problem;  // why one kernel cannot compute the segment; empty when one can

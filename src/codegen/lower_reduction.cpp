@@ -1,9 +1,12 @@
 // KernelLowering a segment with reductions to one reduction nest (kernel_ir.h): rows, reduced dims,
 // phases, and var / var_mean as two sums.
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 #include "base/error.h"
 #include "codegen/lowering.h"
+#include "layout/index_map.h"
 
 namespace vf {
 namespace {
@@ -16,63 +19,205 @@ std::vector<int64_t> reduced_dims(const Node& n) {
   return dims;
 }
 
+struct ColumnReduction {
+  const Node* reshape = nullptr;  // reshape(x, ...), the reduction's input
+  Shape rows;                     // R, x's leading dims
+  int64_t chunk = 0;              // C
+  Shape inner;                    // I, x's other dims
+};
+
+// A column reduction (passes/split_reductions.h makes them): over the C dim of reshape(x, [R0, ..,
+// R_{k-1} / C, C, I...]), x of shape [R0, .., R_{k-1}, I...] (I not empty, C at most
+// kMaxSerialRows), its result each chunk of C rows' partial result.
+std::optional<ColumnReduction> column_reduction(const Node& n) {
+  if (n.op != OpKind::Sum && n.op != OpKind::Prod && n.op != OpKind::Amax && n.op != OpKind::Amin) return std::nullopt;
+  const Node* reshape = n.inputs[0]->producer;
+  const auto& dims = n.attr<DimsAttrs>().dims;
+  if (!reshape || reshape->op != OpKind::Reshape || dims.size() != 1) return std::nullopt;
+  const Shape& xs = reshape->inputs[0]->shape;
+  const Shape& ys = n.inputs[0]->shape;
+  const auto k = static_cast<size_t>(dims[0]);
+  if (k < 1 || ys.size() != xs.size() + 1 || k + 1 >= ys.size()) return std::nullopt;
+  for (size_t d = 0; d < ys.size(); ++d) {
+    if (d + 1 == k || d == k) continue;
+    if (ys[d] != xs[d < k ? d : d - 1]) return std::nullopt;
+  }
+  if (ys[k] < 2 || ys[k] > kMaxSerialRows || ys[k - 1] * ys[k] != xs[k - 1]) return std::nullopt;
+  return ColumnReduction{reshape, Shape(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(k)), ys[k],
+                         Shape(xs.begin() + static_cast<std::ptrdiff_t>(k), xs.end())};
+}
+
 }  // namespace
+
+std::optional<std::vector<int>> KernelLowering::index_merging(const Shape& shape, const Shape& space,
+                                                              const std::vector<int>& idx,
+                                                              const std::function<int(size_t)>& size_of) {
+  if (shape == space) return idx;
+  if (shape_numel(shape) != shape_numel(space) || shape_numel(shape) == 0) return std::nullopt;
+  std::vector<int> out(shape.size(), -1);
+  for (const ReshapeGroup& g : reshape_groups(space, shape)) {
+    std::vector<size_t> long_dims;  // the group's dims of `shape` longer than 1
+    for (size_t j = g.j0; j < g.j1; ++j)
+      if (shape[j] != 1) long_dims.push_back(j);
+    if (long_dims.size() > 1) return std::nullopt;
+    for (size_t j = g.j0; j < g.j1; ++j) out[j] = nest_->constant(0);
+    if (long_dims.empty()) continue;
+    int flat = -1;
+    std::vector<int64_t> vars;  // the loop vars the linearisation is, in order
+    bool known = true;
+    for (size_t i = g.i0; i < g.i1; ++i) {
+      if (space[i] == 1) continue;
+      flat = flat < 0 ? idx[i] : add(mul(flat, size_of(i)), idx[i]);
+      const IndexExpr& e = nest_->indices[static_cast<size_t>(idx[i])];
+      if (e.op == IndexOp::Var) {
+        vars.push_back(e.value);
+      } else if (auto it = linear_.find(idx[i]); it != linear_.end()) {
+        vars.insert(vars.end(), it->second.begin(), it->second.end());
+      } else {
+        known = false;
+      }
+    }
+    if (known && vars.size() > 1) linear_.emplace(flat, vars);
+    out[long_dims[0]] = flat;
+  }
+  return out;
+}
 
 // Row sizes are the kept dims of `first`'s input, reduced sizes its reduced dims. An output of
 // the input's shape is stored in the loop over the reduced dims; one of the result's shape is a
-// row store.
+// row store (either up to merges of adjacent dims and dims of size 1). With column reductions the nest is
+// serial: their rows R and columns I give its rows and reduced dims, R's last dim split into
+// chunks of C rows (the serial dim), and their results are column stores.
 void KernelLowering::lower_reduction_nest(const Node& first) {
   nest_ = &ir_.nests.emplace_back();
   nest_->flat = false;
   memo_.clear();
-  linear_.clear();  // no loop space: the rows and reduced dims are the loop vars
+  linear_.clear();  // the rows and reduced dims are the loop vars (a serial nest: and the split)
   loop_sizes_.clear();
-  const Shape& full = first.inputs[0]->shape;
-  const std::vector<int64_t> dims = reduced_dims(first);
-  Shape rows;
-  std::vector<int> row_idx, full_idx;
-  for (int64_t d = 0; d < static_cast<int64_t>(full.size()); ++d) {
-    if (std::binary_search(dims.begin(), dims.end(), d)) continue;
-    const int k = static_cast<int>(rows.size());
-    nest_->extents.push_back(ir_.field(AbiFieldKind::Constant, first.id, kRowSlot + k, full[d]));
-    rows.push_back(full[d]);
-    row_idx.push_back(nest_->var(k));
+  std::optional<ColumnReduction> column;
+  for (const auto& node : fusion_.nodes()) {
+    const std::optional<ColumnReduction> c = column_reduction(*node);
+    if (!c) continue;
+    if (!column) {
+      column = c;
+    } else if (c->rows != column->rows || c->chunk != column->chunk || c->inner != column->inner) {
+      unsupported(detail::concat("prims.", op_name(node->op), " ", node->output()->name, " reduces chunks of ",
+                                 c->chunk, " of rows ", shape_to_string(c->rows), " of ", shape_to_string(c->inner),
+                                 ", the kernel's chunks are of ", column->chunk, " of rows ",
+                                 shape_to_string(column->rows), " of ", shape_to_string(column->inner)));
+      return;
+    }
+  }
+  Shape full, rows;
+  std::vector<int64_t> dims;
+  const Node* id_node = &first;  // the node whose Constant fields hold the extents
+  if (column) {
+    rows = column->rows;
+    full = rows;
+    full.insert(full.end(), column->inner.begin(), column->inner.end());
+    for (size_t j = 0; j < column->inner.size(); ++j) dims.push_back(static_cast<int64_t>(rows.size() + j));
+    id_node = column->reshape;
+  } else {
+    full = first.inputs[0]->shape;
+    dims = reduced_dims(first);
+    for (int64_t d = 0; d < static_cast<int64_t>(full.size()); ++d)
+      if (!std::binary_search(dims.begin(), dims.end(), d)) rows.push_back(full[d]);
+  }
+  // The loop's row dims: the rows, the last split in (chunks, C) in a serial nest.
+  Shape loop_rows = rows;
+  if (column) {
+    loop_rows.back() /= column->chunk;
+    loop_rows.push_back(column->chunk);
+    nest_->serial = true;
+  }
+  std::vector<int> row_idx, full_idx, column_idx;
+  for (size_t k = 0; k < loop_rows.size(); ++k) {
+    nest_->extents.push_back(ir_.field(AbiFieldKind::Constant, id_node->id, kRowSlot + static_cast<int>(k), loop_rows[k]));
+    loop_sizes_.push_back(loop_rows[k]);
+    row_idx.push_back(nest_->var(static_cast<int64_t>(k)));
+  }
+  if (column) {  // the row's index in the rows: chunk * C + the serial var, known as the split's
+    const auto last = static_cast<int64_t>(loop_rows.size()) - 1;
+    column_idx.assign(row_idx.begin(), row_idx.end() - 1);
+    row_idx.pop_back();
+    row_idx.back() = nest_->binary(IndexOp::Add, nest_->binary(IndexOp::Mul, row_idx.back(), nest_->param(nest_->extents.back())),
+                                   nest_->var(last));
+    linear_[row_idx.back()] = {last - 1, last};
   }
   for (size_t j = 0; j < dims.size(); ++j) {
     nest_->inner_extents.push_back(
-        ir_.field(AbiFieldKind::Constant, first.id, kInnerSlot + static_cast<int>(j), full[dims[j]]));
+        ir_.field(AbiFieldKind::Constant, id_node->id, kInnerSlot + static_cast<int>(j), full[dims[j]]));
     inner_sizes_.push_back(full[dims[j]]);
   }
   for (int64_t d = 0, r = 0, j = 0; d < static_cast<int64_t>(full.size()); ++d) {
     const bool reduced = std::binary_search(dims.begin(), dims.end(), d);
-    full_idx.push_back(nest_->var(reduced ? static_cast<int64_t>(rows.size()) + j++ : r++));
+    full_idx.push_back(reduced ? nest_->var(static_cast<int64_t>(loop_rows.size()) + j++) : row_idx[r++]);
   }
+  for (size_t j = 0; j < dims.size(); ++j) column_idx.push_back(nest_->var(static_cast<int64_t>(loop_rows.size() + j)));
+  // Each dim's size as an index expression (the split row dim: chunks * C), for index_merging.
+  auto row_size = [&](size_t k) {
+    const int size = nest_->param(nest_->extents[k]);
+    return column && k + 1 == rows.size() ? mul(size, nest_->param(nest_->extents.back())) : size;
+  };
+  auto full_size = [&](size_t d) {
+    const auto reduced = std::lower_bound(dims.begin(), dims.end(), static_cast<int64_t>(d));
+    if (reduced != dims.end() && *reduced == static_cast<int64_t>(d))
+      return nest_->param(nest_->inner_extents[static_cast<size_t>(reduced - dims.begin())]);
+    return row_size(d - static_cast<size_t>(reduced - dims.begin()));
+  };
   AbiNest abi_nest;
-  abi_nest.rows = shape_numel(rows);
+  abi_nest.rows = shape_numel(rows) / (column ? column->chunk : 1);
+  abi_nest.serial = column ? column->chunk : 1;
   abi_nest.inner = shape_numel(inner_sizes_);
   abi_nest.inner_last = inner_sizes_.empty() ? 1 : inner_sizes_.back();
-  abi_nest.inner_reduced = full.empty() || (!dims.empty() && dims.back() == static_cast<int64_t>(full.size()) - 1);
+  // A serial nest's team takes the reduced dims (its columns) as a row reduction's does.
+  abi_nest.inner_reduced =
+      column || full.empty() || (!dims.empty() && dims.back() == static_cast<int64_t>(full.size()) - 1);
   ir_.abi.nests.push_back(abi_nest);
   for (size_t o = 0; o < fusion_.outputs().size(); ++o) {
     const Value* out = fusion_.outputs()[o];
     const Layout& l = spec_.output_layouts[o];
     VF_INTERNAL_CHECK(l.sizes == out->shape && l.strides.size() == l.sizes.size(), "output ", out->name,
                       " has layout ", l.to_string(), " for shape ", shape_to_string(out->shape));
-    if (out->shape == rows)
-      store_output(static_cast<int>(o), row_idx, true);
-    else if (out->shape == full)
-      store_output(static_cast<int>(o), full_idx, false);
-    else
-      unsupported(detail::concat("output ", out->name, " of shape ", shape_to_string(out->shape),
-                                 " has neither the shape ", shape_to_string(full), " that prims.", op_name(first.op),
-                                 " ", first.output()->name, " reduces nor its result's shape ",
-                                 shape_to_string(rows)));
+    const std::optional<ColumnReduction> c = out->producer ? column_reduction(*out->producer) : std::nullopt;
+    if (c) {
+      store_column(static_cast<int>(o), *out->producer, column_idx);
+    } else if (auto idx = index_merging(out->shape, rows, row_idx, row_size)) {
+      store_output(static_cast<int>(o), *idx, true);
+    } else if (auto idx = index_merging(out->shape, full, full_idx, full_size)) {
+      store_output(static_cast<int>(o), *idx, false);
+    } else {
+      const std::string what = column ? detail::concat("the shape ", shape_to_string(full), " whose rows ",
+                                                       shape_to_string(rows), " prims.", op_name(id_node->op), " ",
+                                                       id_node->output()->name, " splits in chunks")
+                                      : detail::concat("the shape ", shape_to_string(full), " that prims.",
+                                                       op_name(first.op), " ", first.output()->name, " reduces");
+      unsupported(detail::concat("output ", out->name, " of shape ", shape_to_string(out->shape), " has neither ", what,
+                                 " nor its result's shape ", shape_to_string(rows)));
+    }
     if (!problem_.empty()) return;
   }
   clear_flat_offsets();
   nest_->assign_phases();
 }
 
+// Output o, the result of column reduction n: each chunk's partial result, combined over the
+// serial dim in a column store at idx (the chunk's row vars and the reduced vars).
+void KernelLowering::store_column(int o, const Node& n, const std::vector<int>& idx) {
+  const Value* out = fusion_.outputs()[o];
+  if (is_half(out->dtype) && (n.op == OpKind::Sum || n.op == OpKind::Prod)) {
+    unsupported(detail::concat("prims.", op_name(n.op), " ", out->name, " sums chunks in ", dtype_long_name(out->dtype),
+                               " (column partials are summed in float32)"));
+    return;
+  }
+  std::vector<int> in_idx(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(nest_->extents.size() - 1));
+  in_idx.push_back(nest_->var(static_cast<int64_t>(nest_->extents.size()) - 1));  // the serial var
+  in_idx.insert(in_idx.end(), idx.begin() + static_cast<std::ptrdiff_t>(nest_->extents.size() - 1), idx.end());
+  store_output(o, idx, false, visit(n.inputs[0], in_idx, -1));
+  StoreStmt& s = nest_->stores.back();
+  s.column = true;
+  s.op = n.op;
+}
 // Appends a reduction of `value` (of acc_dtype) and gives its result converted to result_dtype.
 int KernelLowering::reduce(OpKind op, DType acc_dtype, int value, DType result_dtype) {
   ReduceStmt r;
@@ -91,6 +236,9 @@ int KernelLowering::reduce(OpKind op, DType acc_dtype, int value, DType result_d
 // A reduction's result at row index idx: its input at (idx over the kept dims, the nest's reduced
 // loop vars over the reduced dims), combined over the reduced vars.
 int KernelLowering::lower_reduction(const Node& n, const Value* out, const std::vector<int>& idx, int pred) {
+  if (column_reduction(n))
+    return unsupported(detail::concat("prims.", op_name(n.op), " ", out->name,
+                                      " (a column reduction's partial results) is read in its own kernel"));
   const auto row_rank = static_cast<int64_t>(nest_->extents.size());
   const Value* in = n.inputs[0];
   const std::vector<int64_t> dims = reduced_dims(n);

@@ -2,6 +2,7 @@
 // movement ops) and lower_reduction.cpp (reduction nests). Internal to src/codegen.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -49,6 +50,8 @@ class NestIndices {
   Pred both(Pred a, Pred b);
   // The loop vars of a split loop dim (KernelLowering::loop_space) whose linearisation is `flat`.
   std::optional<std::vector<Index>> unflattened(Index flat, std::span<const int64_t> sizes);
+  // The linearisation of a split loop dim's vars, when `indices` are those vars.
+  std::optional<Index> flattened(std::span<const Index> indices, std::span<const int64_t> sizes);
 
  private:
   int binary(IndexOp op, int a, int b);
@@ -83,6 +86,14 @@ class KernelLowering {
   // Index i times a stride of class c: dropped, as is, or times the stride field (kind, buffer, d).
   int scaled(int i, StrideClass c, AbiFieldKind kind, int buffer, int64_t d);
   int input_index(const Value* v) const;
+  // The index registered in linear_ as the row-major linearisation of loop vars `run`, if any.
+  std::optional<int> linear_of(const std::vector<int64_t>& run) const;
+  // The index of a value of `shape` at the point idx of a space of shape `space` whose dim d has
+  // size size_of(d) (an index expression), when `shape` merges adjacent dims of `space` (or adds
+  // or drops dims of size 1): each merged dim's row-major linearisation, registered in linear_
+  // when its parts are loop vars or known linearisations. nullopt when `shape` splits a dim.
+  std::optional<std::vector<int>> index_merging(const Shape& shape, const Shape& space, const std::vector<int>& idx,
+                                                const std::function<int(size_t)>& size_of);
 
   // A scalar operand (constant or scalar input) converted to dtype.
   int scalar(const Value* v, DType dtype);
@@ -101,7 +112,9 @@ class KernelLowering {
 
   // A reduction nest (lower_reduction.cpp).
   void lower_reduction_nest(const Node& first);
-  void store_output(int o, const std::vector<int>& idx, bool row);
+  // Stores output o at idx: `value`, or (-1) the output's own value there.
+  void store_output(int o, const std::vector<int>& idx, bool row, int value = -1);
+  void store_column(int o, const Node& n, const std::vector<int>& idx);
   int reduce(OpKind op, DType acc_dtype, int value, DType result_dtype);
   int lower_reduction(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
   int lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred);

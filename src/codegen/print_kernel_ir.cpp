@@ -121,8 +121,8 @@ class NestPrinter {
     const AbiNest& abi = ir_.abi.nests.at(static_cast<size_t>(n));
     out += "nest #" + std::to_string(n);
     if (nest_.is_reduction())
-      out += " reduction: rows " + list(nest_.extents) + ", reduced " + list(nest_.inner_extents) + ", " +
-             std::to_string(nest_.phase_count()) + " phase(s)\n";
+      out += " reduction: rows " + list(nest_.extents) + (nest_.serial ? " (the last serial)" : "") + ", reduced " +
+             list(nest_.inner_extents) + ", " + std::to_string(nest_.phase_count()) + " phase(s)\n";
     else
       out += " pointwise over out" + std::to_string(abi.output) + " " + list(nest_.extents) + (nest_.flat ? ", flat" : "") +
              "\n";
@@ -141,7 +141,8 @@ class NestPrinter {
     for (const StoreStmt& s : nest_.stores)
       out += "  store out" + std::to_string(ir_.abi.fields.at(static_cast<size_t>(s.param)).a) + " " +
              std::string(dtype_short_name(s.dtype)) + " " + field_ref(s.param) + "[" + index(s.index) + "] = v" +
-             std::to_string(s.value) + (s.row ? " (row)" : "") + "\n";
+             std::to_string(s.value) + (s.row ? " (row)" : "") +
+             (s.column ? " (column " + std::string(op_name(s.op)) + " over the serial dim)" : "") + "\n";
   }
 
  private:

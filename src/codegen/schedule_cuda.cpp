@@ -135,7 +135,7 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
     for (size_t id = 0; id < nest.values.size(); ++id)
       r.packed[id] = load_in_bounds(nest.values[id]) && use[nest.values[id].index] == VarUse::Unit;
     for (size_t k = 0; k < nest.stores.size(); ++k)
-      r.packed_store[k] = !nest.stores[k].row && use[nest.stores[k].index] == VarUse::Unit;
+      r.packed_store[k] = !nest.stores[k].row && !nest.stores[k].column && use[nest.stores[k].index] == VarUse::Unit;
   }
   std::vector<std::vector<char>> needs;  // per loop over the row
   for (int phase = 0; phase < nest.phase_count(); ++phase) needs.push_back(nest.needed_values(nest.phase_operands(phase)));
@@ -431,8 +431,8 @@ void choose_dividers(const LoopNest& nest, KernelAbi& abi, NestSchedule& s) {
       sizes.emplace_back(nest.extents[rank - 1], s.tile.side);
       s.dividers = dividers(abi, sizes);
       return;
-    case NestKind::Reduction:  // the row dims
-      for (size_t d = 0; d < rank; ++d) sizes.emplace_back(nest.extents[d], 1);
+    case NestKind::Reduction:  // the row dims (a serial nest: but the serial one)
+      for (size_t d = 0; d < (nest.serial ? rank - 1 : rank); ++d) sizes.emplace_back(nest.extents[d], 1);
       s.dividers = dividers(abi, sizes);
       return;
   }

@@ -21,6 +21,10 @@
 //                                              indices of `sizes` whose row-major linearisation is
 //                                              known to be `flat` (the lowering's split loop dims),
 //                                              so that a reshape needs no division; or nullopt
+//   std::optional<Index> flattened(std::span<const Index> indices, std::span<const int64_t> sizes)
+//                                              the row-major linearisation of `indices` over
+//                                              `sizes` when the algebra knows one already (the
+//                                              lowering's split row dim), or nullopt
 // Operations run in the order written, so that an algebra that builds expressions (hash-consed,
 // numbered in order) builds the same ones every time.
 #pragma once
@@ -100,7 +104,7 @@ std::vector<typename A::Index> flip_index(A& a, const Node& n, const std::vector
 // reshape: within each group of reshape_groups, the output index is linearised row-major over the
 // group's output dims and unravelled over its input dims (div and mod by the inner sizes); a
 // group of one dim each way copies the index, and a linearisation of loop indices that the
-// algebra knows (unflattened) is used as is. Constant slots are numbered in that order.
+// algebra knows (unflattened, flattened) is used as is. Constant slots are numbered in that order.
 template <class A>
 std::vector<typename A::Index> reshape_index(A& a, const Node& n, const std::vector<typename A::Index>& out) {
   const Shape& is = n.inputs[0]->shape;
@@ -112,6 +116,13 @@ std::vector<typename A::Index> reshape_index(A& a, const Node& n, const std::vec
     if (g.i1 - g.i0 == 1 && g.j1 - g.j0 == 1) {
       in[g.i0] = out[g.j0];
       continue;
+    }
+    if (g.i1 - g.i0 == 1) {
+      const std::span<const typename A::Index> indices(out.data() + g.j0, g.j1 - g.j0);
+      if (std::optional<typename A::Index> flat = a.flattened(indices, std::span<const int64_t>(os.data() + g.j0, g.j1 - g.j0))) {
+        in[g.i0] = *flat;
+        continue;
+      }
     }
     if (g.j1 - g.j0 == 1) {
       const std::span<const int64_t> sizes(is.data() + g.i0, g.i1 - g.i0);
@@ -219,6 +230,7 @@ struct IntIndices {
   Pred eq(Index x, Index y) const { return x == y; }
   Pred both(Pred x, Pred y) const { return x && y; }
   std::optional<std::vector<Index>> unflattened(Index, std::span<const int64_t>) const { return std::nullopt; }
+  std::optional<Index> flattened(std::span<const Index>, std::span<const int64_t>) const { return std::nullopt; }
 };
 
 }  // namespace vf

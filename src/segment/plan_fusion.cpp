@@ -2,9 +2,11 @@
 //
 //  0. Rewrites of the fusion, and the rest of the pipeline plans the rewritten one. First, because
 //     they change the ops there are. In order: reductions that reduce nothing fold into views or
-//     the identity (passes/fold_trivial_reductions.h), so that the split and the kernels see only
-//     real reductions; then, with PlanOptions::split_reductions, a reduction of few long rows
-//     becomes two (passes/split_reductions.h).
+//     the identity (passes/fold_trivial_reductions.h), so that the splits and the kernels see only
+//     real reductions; then, with PlanOptions::split_reductions, a reduction over the leading dims
+//     becomes chunks' partials that the rows' kernel computes, and their reduction
+//     (passes/split_column_reductions.h), before a reduction of few long rows becomes two
+//     (passes/split_reductions.h), which then sees the partials' reduction as one more.
 //  1. Bookend split (only with PlanOptions::bookend): leading and trailing view ops are set apart.
 //     It runs first among the rest because it decides which ops the fused part holds at all.
 //  2. Leading eager ops: each becomes a view or a copy of its input, as eager PyTorch would do.
@@ -34,6 +36,7 @@
 #include "layout/view_algebra.h"
 #include "passes/bookend.h"
 #include "passes/fold_trivial_reductions.h"
+#include "passes/split_column_reductions.h"
 #include "passes/split_reductions.h"
 #include "segment/extract_segment.h"
 #include "segment/memory_plan.h"
@@ -210,13 +213,14 @@ class Planner {
     return ordered;
   }
 
-  // Step 5's kernels for `nodes` writing `roots`: one, or one per reduction plus one for the rest.
+  // Step 5's kernels for `nodes` writing `roots`: one when the lowering can make one. Otherwise
+  // the reductions go into as few kernels as it can make (grouped below), each kernel also
+  // writing the roots it can compute, and a last kernel computes the roots left.
   template <class InGroup>
   void add_kernels(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
                    const std::vector<std::pair<const Value*, Placement>>& root_placements, const InGroup& group_has) {
     Candidate whole = make_kernel(nodes, roots, root_placements);
-    const std::string problem = std::move(whole.problem);
-    if (problem.empty()) {
+    if (whole.problem.empty()) {
       commit_kernel(std::move(whole.segment), root_placements);
       return;
     }
@@ -231,21 +235,62 @@ class Planner {
         if (std::find(n->inputs.begin(), n->inputs.end(), v) != n->inputs.end()) return true;
       return false;
     };
+    std::vector<ReductionGroup> pending;
     for (const Node* r : nodes) {
       if (op_category(r->op) != OpCategory::Reduction) continue;
-      std::vector<const Value*> results;
-      std::vector<std::pair<const Value*, Placement>> placements;
-      for (const Value* v : r->outputs) {
-        if (!is_used(v)) continue;
-        results.push_back(v);
-        placements.push_back({v, placement_of(v)});
+      ReductionGroup g;
+      g.reductions.push_back(r);
+      for (const Value* v : r->outputs)
+        if (is_used(v)) g.results.push_back({v, placement_of(v)});
+      if (!g.results.empty()) pending.push_back(std::move(g));
+    }
+    // Rounds: a reduction whose operand needs another's result that is not placed yet waits for
+    // that result's round, unless it joins that reduction's kernel (a later phase of one nest).
+    const std::string first_problem = whole.problem;
+    while (!pending.empty()) {
+      std::vector<ReductionGroup> groups, waiting;
+      for (ReductionGroup& r : pending) {
+        const std::vector<const Node*> needs = unplaced_reductions(r, group_has);
+        bool placed = false;
+        std::string why;
+        for (ReductionGroup& g : groups) {
+          const bool covers = std::all_of(needs.begin(), needs.end(), [&](const Node* n) {
+            return std::find(g.reductions.begin(), g.reductions.end(), n) != g.reductions.end();
+          });
+          if (!covers) continue;
+          std::vector<std::pair<const Value*, Placement>> results = g.results;
+          results.insert(results.end(), r.results.begin(), r.results.end());
+          std::string problem = try_kernel(results, group_has);
+          if (problem.empty()) {
+            g.reductions.push_back(r.reductions[0]);
+            g.results = std::move(results);
+            placed = true;
+            break;
+          }
+          if (why.empty()) why = std::move(problem);
+        }
+        if (placed) continue;
+        if (!needs.empty()) {
+          r.waited_for = needs;
+          waiting.push_back(std::move(r));
+          continue;
+        }
+        if (!r.waited_for.empty()) {
+          why = "it reduces what an earlier kernel writes:";
+          for (const Node* n : r.waited_for)
+            why += detail::concat(" prims.", op_name(n->op), " ", n->output()->name, " (segment #", kernel_of_.at(n), ")");
+        }
+        r.why = why.empty() ? first_problem : why;
+        groups.push_back(std::move(r));
       }
-      Candidate own = make_kernel(nodes_for(results, group_has), results, placements);
-      VF_INTERNAL_CHECK(own.problem.empty(), "the kernel of prims.", op_name(r->op), " ", r->output()->name,
-                        " alone cannot be generated: ", own.problem);
-      Segment& seg = own.segment;
-      seg.note = "split: " + problem + (seg.note.empty() ? "" : "; " + seg.note);
-      commit_kernel(std::move(seg), placements);
+      VF_INTERNAL_CHECK(!groups.empty(), "no reduction of a split segment can be computed first");
+      for (size_t k = 0; k < groups.size(); ++k) {
+        std::vector<const Node*> later;  // the reductions that kernels after this one compute
+        for (size_t j = k + 1; j < groups.size(); ++j) later.insert(later.end(), groups[j].reductions.begin(), groups[j].reductions.end());
+        for (const ReductionGroup& w : waiting) later.insert(later.end(), w.reductions.begin(), w.reductions.end());
+        commit_group(groups[k], later, roots, root_placements, group_has);
+      }
+      pending = std::move(waiting);
     }
     std::vector<const Value*> rest;
     std::vector<std::pair<const Value*, Placement>> rest_placements;
@@ -259,8 +304,94 @@ class Planner {
     VF_INTERNAL_CHECK(last.problem.empty(), "the kernel of the rest of a split segment cannot be generated: ",
                       last.problem);
     Segment& seg = last.segment;
-    seg.note = "split: " + problem + (seg.note.empty() ? "" : "; " + seg.note);
+    seg.note = "split: the outputs no reduction's kernel writes, because " + first_problem +
+               (seg.note.empty() ? "" : "; " + seg.note);
     commit_kernel(std::move(seg), rest_placements);
+  }
+
+  // Reductions that share a kernel, the results they write, and why they are not in an earlier one.
+  struct ReductionGroup {
+    std::vector<const Node*> reductions;
+    std::vector<std::pair<const Value*, Placement>> results;
+    std::string why;
+    std::vector<const Node*> waited_for;  // the reductions whose kernels it waited for
+  };
+
+  // The reductions of the fused part whose results g's operands need and that are not placed yet,
+  // g's own excepted.
+  template <class InGroup>
+  std::vector<const Node*> unplaced_reductions(const ReductionGroup& g, const InGroup& group_has) const {
+    std::vector<const Node*> found;
+    std::unordered_set<const Value*> seen;
+    std::vector<const Value*> stack;
+    for (const Node* r : g.reductions) stack.insert(stack.end(), r->inputs.begin(), r->inputs.end());
+    while (!stack.empty()) {
+      const Value* v = stack.back();
+      stack.pop_back();
+      if (!group_has(v->producer) || placement(v) || !seen.insert(v).second) continue;
+      const Node* p = v->producer;
+      if (op_category(p->op) == OpCategory::Reduction &&
+          std::find(g.reductions.begin(), g.reductions.end(), p) == g.reductions.end())
+        if (std::find(found.begin(), found.end(), p) == found.end()) found.push_back(p);
+      stack.insert(stack.end(), p->inputs.begin(), p->inputs.end());
+    }
+    return found;
+  }
+
+  // Why one kernel cannot write `results` ("" when it can).
+  template <class InGroup>
+  std::string try_kernel(const std::vector<std::pair<const Value*, Placement>>& results, const InGroup& group_has) const {
+    std::vector<const Value*> values;
+    for (const auto& [v, p] : results) values.push_back(v);
+    return make_kernel(nodes_for(values, group_has), values, results).problem;
+  }
+
+  // Commits g's kernel, with the roots not placed yet that it can also write; of its reductions'
+  // other results, those that the roots left or the `later` reductions need.
+  template <class InGroup>
+  void commit_group(const ReductionGroup& g, const std::vector<const Node*>& later, const std::vector<const Value*>& roots,
+                    const std::vector<std::pair<const Value*, Placement>>& root_placements, const InGroup& group_has) {
+    std::vector<std::pair<const Value*, Placement>> results = g.results;
+    auto written = [&](const Value* v) {
+      return std::any_of(results.begin(), results.end(), [&](const auto& r) { return r.first == v; });
+    };
+    for (const auto& [v, p] : root_placements) {
+      if (written(v) || placement(v)) continue;
+      results.push_back({v, p});
+      if (!try_kernel(results, group_has).empty()) results.pop_back();
+    }
+    // What the kernels after this one read of it: walk back from their roots and reductions
+    // through what is not placed, stopping at this kernel's roots.
+    std::unordered_set<const Value*> needed;
+    std::vector<const Value*> stack;
+    for (const Value* root : roots)
+      if (!placement(root) && !written(root)) stack.push_back(root);
+    for (const Node* r : later) stack.insert(stack.end(), r->inputs.begin(), r->inputs.end());
+    while (!stack.empty()) {
+      const Value* v = stack.back();
+      stack.pop_back();
+      if (!group_has(v->producer) || placement(v) || !needed.insert(v).second) continue;
+      if (written(v) && std::find(roots.begin(), roots.end(), v) != roots.end()) continue;
+      stack.insert(stack.end(), v->producer->inputs.begin(), v->producer->inputs.end());
+    }
+    std::erase_if(results, [&](const auto& r) {
+      return std::find(roots.begin(), roots.end(), r.first) == roots.end() && !needed.count(r.first);
+    });
+    // Roots first, in their order, then the reductions' other results.
+    std::vector<std::pair<const Value*, Placement>> ordered;
+    for (const Value* root : roots)
+      for (const auto& r : results)
+        if (r.first == root) ordered.push_back(r);
+    for (const auto& r : results)
+      if (std::find(roots.begin(), roots.end(), r.first) == roots.end()) ordered.push_back(r);
+    std::vector<const Value*> values;
+    for (const auto& [v, p] : ordered) values.push_back(v);
+    Candidate own = make_kernel(nodes_for(values, group_has), values, ordered);
+    VF_INTERNAL_CHECK(own.problem.empty(), "the kernel of prims.", op_name(g.reductions[0]->op), " ",
+                      g.reductions[0]->output()->name, " cannot be generated: ", own.problem);
+    Segment& seg = own.segment;
+    seg.note = "split: " + g.why + (seg.note.empty() ? "" : "; " + seg.note);
+    commit_kernel(std::move(seg), ordered);
   }
 
   // What became of each view op of the fused part (bookend's ops are decided as they run).
@@ -381,16 +512,23 @@ class Planner {
 }  // namespace
 
 Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts, const PlanOptions& options) {
-  RewrittenFusion folded = fold_trivial_reductions(fusion);
-  RewrittenFusion split;
-  if (options.split_reductions && options.reductions_in_kernels)
-    split = split_long_reductions(folded.fusion ? *folded.fusion : fusion);
-  if (!folded.fusion && !split.fusion) return Planner(fusion, input_layouts, options).run();
-  std::shared_ptr<const Fusion> rewritten = split.fusion ? split.fusion : folded.fusion;
+  std::shared_ptr<const Fusion> rewritten;
+  std::vector<std::string> notes;
+  auto apply = [&](RewrittenFusion (*pass)(const Fusion&)) {
+    RewrittenFusion r = pass(rewritten ? *rewritten : fusion);
+    if (!r.fusion) return;
+    rewritten = std::move(r.fusion);
+    notes.insert(notes.end(), r.notes.begin(), r.notes.end());
+  };
+  apply(fold_trivial_reductions);
+  if (options.split_reductions && options.reductions_in_kernels) {
+    apply(split_column_reductions);
+    apply(split_long_reductions);
+  }
+  if (!rewritten) return Planner(fusion, input_layouts, options).run();
   Plan plan = Planner(*rewritten, input_layouts, options).run();
   plan.rewritten = std::move(rewritten);
-  plan.rewrites = std::move(folded.notes);
-  plan.rewrites.insert(plan.rewrites.end(), split.notes.begin(), split.notes.end());
+  plan.rewrites = std::move(notes);
   return plan;
 }
 

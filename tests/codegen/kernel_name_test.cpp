@@ -47,7 +47,16 @@ def bias_grad(g):
   s = prims.sum(a, (0, ))
   return s
 )");
-  EXPECT_EQ(generated(f, Target::Cuda).entry, "vf_outer_reduction_sum");
+  EXPECT_EQ(generated(f, Target::Cuda).entry, "vf_column_reduction_sum");
+  // Too few rows to split in chunks: one outer reduction.
+  const Fusion small = read_trace(R"(
+def bias_grad(g):
+  # g: "cuda:0 bf16[64, 768]"
+  a = prims.convert_element_type(g, dtypes.float32)
+  s = prims.sum(a, (0, ))
+  return s
+)");
+  EXPECT_EQ(generated(small, Target::Cuda).entry, "vf_outer_reduction_sum");
 }
 
 TEST(KernelName, TransposeCopy_ViewsAndConversionsLeftOut) {

@@ -1,0 +1,69 @@
+// A test fixture over the backends: runs a fusion through the executor on the CPU backend and,
+// where there is a GPU, on the CUDA backend, and compares every output with the reference.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "codegen/generate_kernel.h"
+#include "ir/print_trace.h"
+#include "reference/compare.h"
+#include "reference/reference_executor.h"
+#include "runtime/cpu_backend.h"
+#include "runtime/cuda_backend.h"
+#include "runtime/executor.h"
+#include "runtime/nvrtc_compiler.h"
+#include "test_support.h"
+
+namespace vf::test {
+
+class BackendTest : public ::testing::TestWithParam<Device> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Device::Cuda) {
+      VF_TEST_REQUIRE_GPU_AND_NVRTC();
+      backend_ = std::make_shared<CudaBackend>(0);
+    } else {
+      backend_ = std::make_shared<CpuBackend>(CpuBackendOptions{});
+    }
+  }
+
+  // Runs `f` on `inputs` and compares every output with the reference, at the tolerance of a
+  // reduction of `terms` values; returns the plan used. On the CPU, every kernel's CUDA source is
+  // also compiled with NVRTC when it is there.
+  Plan check(std::shared_ptr<Fusion> f, const std::vector<HostArg>& inputs, int64_t terms) {
+    CompiledFusion compiled(f, ExecutorOptions{.device = GetParam()}, backend_);
+    std::vector<Arg> args;
+    for (const HostArg& a : inputs) {
+      if (const HostTensor* t = std::get_if<HostTensor>(&a))
+        args.push_back(copy_to(to_tensor(*t), GetParam()));
+      else
+        args.push_back(std::get<Scalar>(a));
+    }
+    const std::vector<Tensor> outs = compiled.run(args);
+    const std::vector<HostTensor> expected = run_reference(*f, inputs);
+    EXPECT_EQ(outs.size(), expected.size());
+    for (size_t o = 0; o < outs.size() && o < expected.size(); ++o) {
+      const Comparison c =
+          compare_tensors(host_copy(outs[o]), expected[o], reduction_tolerance(expected[o].dtype(), terms));
+      EXPECT_TRUE(c.ok) << "output " << f->outputs()[o]->name << " on " << device_name(GetParam()) << ": "
+                        << c.first_mismatch << " (" << c.mismatches << " mismatches)\n"
+                        << "trace:\n" << print_trace(*f);
+    }
+    Plan plan = compiled.plan_for(args);
+    if (GetParam() == Device::Cpu && nvrtc_available()) {
+      for (const Segment& s : plan.segments) {
+        if (s.kind != SegmentKind::Kernel) continue;
+        const GeneratedKernel k = generate_kernel(s.spec, Target::Cuda);
+        EXPECT_NO_THROW(nvrtc_compile(k.source, "reduction", 9, 0)) << k.source;
+      }
+    }
+    return plan;
+  }
+
+  std::shared_ptr<Backend> backend_;
+};
+
+}  // namespace vf::test

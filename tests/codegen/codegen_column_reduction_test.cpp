@@ -1,0 +1,160 @@
+// Column reductions (kernel_ir.h serial nests): chunks of rows reduced per column, in the kernel of
+// the rows' other work, against the reference executor on the CPU and, where there is a GPU, on
+// CUDA: every op, dtypes, column extents on both of CUDA's row loops (registers and strided),
+// rows whose alignment alternates, several column dims; beside row reductions and full-shape
+// outputs (a norm's backward); and planned from a plain reduction over the leading dims
+// (passes/split_column_reductions.h).
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+#include "backend_test.h"
+#include "codegen/lower_kernel.h"
+#include "codegen_test_util.h"
+#include "frontend/trace_reader.h"
+#include "reference/random_inputs.h"
+
+namespace vf {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ColumnReductions : public test::BackendTest {};
+
+// op over the C dim of x [rows..., R, columns...] reshaped to [rows..., R / C, C, columns...]:
+// each chunk's partial result, which the fusion returns.
+std::shared_ptr<Fusion> chunk_reduction(OpKind op, DType dtype, const Shape& rows, int64_t chunk, const Shape& columns) {
+  auto f = std::make_shared<Fusion>();
+  Shape shape = rows;
+  shape.insert(shape.end(), columns.begin(), columns.end());
+  Value* x = f->add_tensor_input("x", dtype, shape);
+  Shape chunks = rows;
+  chunks.back() /= chunk;
+  chunks.push_back(chunk);
+  chunks.insert(chunks.end(), columns.begin(), columns.end());
+  Value* y = f->add(OpKind::Reshape, {x}, ReshapeAttrs{chunks});
+  f->add_output(f->add(op, {y}, DimsAttrs{{static_cast<int64_t>(rows.size())}}));
+  return f;
+}
+
+TEST_P(ColumnReductions, EveryOpAndDtype_OneSerialKernelMatchesReference) {
+  uint64_t seed = 900;
+  for (OpKind op : {OpKind::Sum, OpKind::Prod, OpKind::Amax, OpKind::Amin}) {
+    for (DType dtype : {DType::Float32, DType::Float64, DType::Int32, DType::BFloat16}) {
+      if (is_half(dtype) && (op == OpKind::Sum || op == OpKind::Prod)) continue;  // partial sums are float32
+      SCOPED_TRACE(std::string(op_name(op)) + " " + std::string(dtype_short_name(dtype)));
+      auto f = chunk_reduction(op, dtype, {3, 24}, 8, {40});
+      const Plan plan = check(f, random_inputs(*f, seed++), 8);
+      ASSERT_EQ(plan.kernel_count(), 1);
+      EXPECT_TRUE(plan.segments[0].kernel->nests[0].serial);
+    }
+  }
+}
+
+// Columns on CUDA's registers path (a multiple of the pack, short) and its strided loop (odd, long),
+// several column dims, one chunk per row dim, and chunks as long as a team walks.
+TEST_P(ColumnReductions, ColumnExtentsAndChunks_MatchReference) {
+  struct Case {
+    Shape rows;
+    int64_t chunk;
+    Shape columns;
+  };
+  const std::vector<Case> cases = {{{64}, 4, {64}},     {{64}, 4, {33}},      {{2, 32}, 16, {3000}},
+                                   {{48}, 2, {5, 12}},  {{128}, 64, {40}},    {{8}, 8, {1}},
+                                   {{4, 6}, 3, {8200}}, {{2, 2, 16}, 8, {96}}};
+  uint64_t seed = 910;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(shape_to_string(c.rows) + " chunks of " + std::to_string(c.chunk) + " columns " +
+                 shape_to_string(c.columns));
+    auto f = chunk_reduction(OpKind::Sum, DType::Float32, c.rows, c.chunk, c.columns);
+    EXPECT_EQ(check(f, random_inputs(*f, seed++), c.chunk).kernel_count(), 1);
+  }
+}
+
+// bf16 rows of 40 in a tensor of rows of 44: every other row starts off a 16-byte boundary, so
+// CUDA's rows alternate between the packed and the strided loop, whose lanes own other columns.
+TEST_P(ColumnReductions, RowsOfAlternatingAlignment_MatchReference) {
+  auto f = std::make_shared<Fusion>();
+  Value* x = f->add_tensor_input("x", DType::BFloat16, {64, 40});
+  Value* wide = f->add(OpKind::ConvertElementType, {x}, CastAttrs{DType::Float32});
+  Value* chunks = f->add(OpKind::Reshape, {wide}, ReshapeAttrs{{8, 8, 40}});
+  f->add_output(f->add(OpKind::Sum, {chunks}, DimsAttrs{{1}}));
+  f->add_output(f->add(OpKind::Amax, {wide}, DimsAttrs{{1}}));  // a row reduction beside it
+  const HostTensor base = random_tensor(DType::BFloat16, {64, 44}, 920);
+  const HostTensor sliced = HostTensor::view_of(DType::BFloat16, Layout{{64, 40}, {44, 1}, 0}, base.storage());
+  EXPECT_EQ(check(f, {sliced}, 8).kernel_count(), 1);
+}
+
+// A layer norm's backward: the input gradient from two row sums, and the weight's and bias's
+// gradients summed over the rows: one pass over the rows, then the partials' kernel.
+TEST_P(ColumnReductions, NormBackward_RowAndColumnSumsInOnePass) {
+  auto f = std::make_shared<Fusion>(read_trace(R"(
+def ln_backward(dy, x, mean, rstd, w):
+  # dy: "cpu bf16[4, 512, 48]"
+  # x: "cpu f32[4, 512, 48]"
+  # mean: "cpu f32[4, 512, 1]"
+  # rstd: "cpu f32[4, 512, 1]"
+  # w: "cpu bf16[48]"
+  g = prims.convert_element_type(dy, dtypes.float32)
+  mb = prims.broadcast_in_dim(mean, (4, 512, 48), (0, 1, 2))
+  rb = prims.broadcast_in_dim(rstd, (4, 512, 48), (0, 1, 2))
+  xc = prims.sub(x, mb)
+  xhat = prims.mul(xc, rb)
+  wb = prims.broadcast_in_dim(w, (4, 512, 48), (2,))
+  wf = prims.convert_element_type(wb, dtypes.float32)
+  gw = prims.mul(g, wf)
+  s1 = prims.sum(gw, (2,))
+  gwx = prims.mul(gw, xhat)
+  s2 = prims.sum(gwx, (2,))
+  b1 = prims.broadcast_in_dim(s1, (4, 512, 48), (0, 1))
+  b2 = prims.broadcast_in_dim(s2, (4, 512, 48), (0, 1))
+  n = prims.mul(gw, 48.0)
+  d1 = prims.sub(n, b1)
+  xb2 = prims.mul(xhat, b2)
+  d2 = prims.sub(d1, xb2)
+  r = prims.mul(rb, d2)
+  q = prims.div(r, 48.0)
+  dx = prims.convert_element_type(q, dtypes.bfloat16)
+  gx = prims.mul(g, xhat)
+  sw = prims.sum(gx, (0, 1))
+  dw = prims.convert_element_type(sw, dtypes.bfloat16)
+  sb = prims.sum(g, (0, 1))
+  db = prims.convert_element_type(sb, dtypes.bfloat16)
+  return (dx, dw, db)
+)"));
+  const Plan plan = check(f, random_inputs(*f, 930), 2048);
+  ASSERT_EQ(plan.kernel_count(), 2);
+  EXPECT_EQ(plan.rewrites.size(), 2u);
+  EXPECT_TRUE(plan.segments[0].kernel->nests[0].serial);
+  EXPECT_EQ(plan.segments[0].outputs.size(), 3u);  // dx and the two partials
+  EXPECT_EQ(plan.segments[0].bytes_read, 4 * 512 * 48 * (2 + 4) + 2 * 4 * 512 * 4 + 48 * 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ColumnReductions, ::testing::Values(Device::Cpu, Device::Cuda),
+                         [](const auto& info) { return std::string(device_name(info.param)); });
+
+// What one serial kernel cannot hold, named.
+TEST(ColumnReductionLowering, ProblemsNamed) {
+  auto halves = chunk_reduction(OpKind::Sum, DType::BFloat16, {64}, 8, {40});
+  EXPECT_THAT(lower_kernel(test::contiguous_spec(*halves)).problem, HasSubstr("sums chunks in bfloat16"));
+  // Two chunkings in one segment.
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {64, 40});
+  f.add_output(f.add(OpKind::Sum, {f.add(OpKind::Reshape, {x}, ReshapeAttrs{{8, 8, 40}})}, DimsAttrs{{1}}));
+  f.add_output(f.add(OpKind::Sum, {f.add(OpKind::Reshape, {x}, ReshapeAttrs{{16, 4, 40}})}, DimsAttrs{{1}}));
+  EXPECT_THAT(lower_kernel(test::contiguous_spec(f)).problem, HasSubstr("the kernel's chunks are of 8"));
+  // A partial read by the kernel that computes it.
+  Fusion g;
+  Value* y = g.add_tensor_input("y", DType::Float32, {64, 40});
+  Value* p = g.add(OpKind::Sum, {g.add(OpKind::Reshape, {y}, ReshapeAttrs{{8, 8, 40}})}, DimsAttrs{{1}});
+  Value* spread = g.add(OpKind::BroadcastInDim, {p}, BroadcastAttrs{{8, 8, 40}, {0, 2}});
+  g.add_output(g.add(OpKind::Add, {y, g.add(OpKind::Reshape, {spread}, ReshapeAttrs{{64, 40}})}));
+  EXPECT_THAT(lower_kernel(test::contiguous_spec(g)).problem, HasSubstr("is read in its own kernel"));
+  // Chunks longer than a team walks are an ordinary reduction over the middle dim.
+  auto long_chunks = chunk_reduction(OpKind::Sum, DType::Float32, {256}, 128, {40});
+  const LoweredKernel lowered = lower_kernel(test::contiguous_spec(*long_chunks));
+  ASSERT_TRUE(lowered.ok()) << lowered.problem;
+  EXPECT_FALSE(lowered.ir.nests[0].serial);
+}
+
+}  // namespace
+}  // namespace vf
