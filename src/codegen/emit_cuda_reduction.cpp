@@ -8,6 +8,8 @@
 // A row of at most team * per_thread elements is held in registers (RowSchedule below): read
 // once however many phases the nest has, in 16-byte packs when the row is aligned, every load of
 // a loop in flight at once. An unaligned row takes the strided loop.
+#include <algorithm>
+#include <functional>
 #include <tuple>
 #include <unordered_map>
 
@@ -97,6 +99,17 @@ class RowSchedule {
       if (packed_store_[k])
         store_override_[static_cast<int>(k)] = "ps" + std::to_string(k) + ".e[j] = " +
                                                store_value(nest_, nest_.stores[k]) + ";";
+    for (size_t k = 0; column_registers && k < nest_.stores.size(); ++k) {
+      const StoreStmt& s = nest_.stores[k];
+      if (!s.column) continue;
+      ReduceStmt r;
+      r.op = s.op;
+      r.acc_dtype = s.dtype;
+      const std::string acc = "cacc" + std::to_string(k) + "[it]", v = "v" + std::to_string(s.value);
+      // Unguarded: a position past the row's end accumulates what is never stored.
+      store_override_[static_cast<int>(k)] = acc + " = (" + column_first + ") ? (" + compute_type(s.dtype) + ")" + v +
+                                             " : " + reduce_combine(r, acc, v) + ";";
+    }
     ReductionRowHooks hooks;
     hooks.inner_loop = [&](const std::function<void(const std::string&)>& body) { loop(body, indent, out); };
     hooks.after_phase = [&](int phase) {
@@ -118,6 +131,46 @@ class RowSchedule {
  int vec() const { return v_; }
 
   std::string column_first;  // a serial nest: the condition that the row is its chunk's first
+  // A serial nest's column stores kept in registers, cacc<k>[it], over the chunk's rows (the
+  // packed schedule): declare_columns before the chunk, flush_columns after it.
+  bool column_registers = false;
+
+  void declare_columns(std::string& out, const std::string& indent) const {
+    for (size_t k = 0; k < nest_.stores.size(); ++k)
+      if (nest_.stores[k].column)
+        out += indent + compute_type(nest_.stores[k].dtype) + " cacc" + std::to_string(k) + "[" +
+               std::to_string(per_thread_) + "];\n";
+  }
+
+  // Stores each column store's registers at its columns, those inside the row.
+  void flush_columns(std::string& out, const std::string& indent) const {
+    const std::string T = std::to_string(team_), V = std::to_string(v_), i2 = indent + "  ", i4 = indent + "    ";
+    out += indent + "if (inner > 0) {\n";
+    out += "#pragma unroll\n";
+    out += indent + "for (int g = 0; g < " + std::to_string(groups()) + "; ++g) {\n";
+    out += i2 + "const vf_index kg = (vf_index)((g * " + T + " + lane) * " + V + ");\n";
+    out += i2 + "if (kg >= inner) continue;\n";
+    out += "#pragma unroll\n";
+    out += i2 + "for (int j = 0; j < " + V + "; ++j) {\n";
+    out += i4 + "const int it = g * " + V + " + j;\n";
+    unravel_inner("kg + j", i4, out);
+    std::vector<int> roots;
+    for (const StoreStmt& s : nest_.stores)
+      if (s.column) roots.push_back(s.index);
+    emit_index_defs(nest_, roots, vars_, "vf_index", i4, out);
+    for (size_t k = 0; k < nest_.stores.size(); ++k) {
+      const StoreStmt& s = nest_.stores[k];
+      if (!s.column) continue;
+      const std::string mem = memory_type(s.dtype);
+      out += i4 + "((" + mem + "*)" + field_name(s.param) + ")[" + index_ref(nest_, s.index, vars_) + "] = " +
+             (is_half(s.dtype) ? store_value(s.dtype, "cacc" + std::to_string(k) + "[it]")
+                               : "(" + mem + ")cacc" + std::to_string(k) + "[it]") +
+             ";\n";
+    }
+    out += i2 + "}\n";
+    out += indent + "}\n";
+    out += indent + "}\n";
+  }
 
  private:
   int groups() const { return per_thread_ / v_; }
@@ -308,53 +361,86 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
     emit_position_unravel(vars, 0, chunk_rank, p + "s", "rest", "const vf_index ", "      ", out);
     out += "      (void)rest;\n";
   }
-  if (nest.serial) {
-    const std::string v = vars[rank - 1];
-    out += "      for (vf_index " + v + " = 0; " + v + " < " + p + "s" + std::to_string(rank - 1) + "; ++" + v +
-           ", parity ^= 1) {\n";
-  }
   ScopedEmitter em(nest, vars, "vf_index");
   RowSchedule rs(nest, em, vars, p, team, schedule.reduction);
-  if (nest.serial) rs.column_first = vars[rank - 1] + " == 0";
-  if (!rs.packed_addresses().empty()) {
-    // Every group of a row is aligned when the row's first element is (v divides the row), and,
-    // for an address that divides the reduced var by c (a split by a reshape), element c is too.
-    out += "      bool row_aligned = true;\n";
+  RowSchedule strided(nest, em, vars, p, team, ReductionSchedule{});
+  const std::string serial_var = nest.serial ? vars[rank - 1] : "";
+  if (nest.serial) rs.column_first = strided.column_first = serial_var + " == 0";
+  // The alignment of every packed address of the row, into `flag`: the row's first element (v
+  // divides the row) and, for an address that divides the reduced var by c (a split by a
+  // reshape), element c too. With `serial`, of the chunk's row at that serial index.
+  auto alignment_test = [&](const std::string& flag, const std::string& serial, const std::string& indent) {
     const int64_t var = static_cast<int64_t>(rank + inner) - 1;
     for (const auto& [dtype, param, index] : rs.packed_addresses()) {
       std::vector<std::string> at{"0"};
       for (int field : var_divisors(nest, index, var)) at.push_back(field_name(field));
       for (const std::string& k : at) {
-        out += "      {\n";
-        out += "        vf_index krest = " + k + ";\n";
-        emit_position_unravel(vars, rank, rank + inner, p + "s", "krest", "const vf_index ", "        ", out);
-        emit_index_defs(nest, {index}, vars, "vf_index", "        ", out);
-        out += "        row_aligned = row_aligned && vf_aligned((const " + std::string(memory_type(dtype)) + "*)a.f" +
+        out += indent + "{\n";
+        if (!serial.empty()) out += indent + "  const vf_index " + serial_var + " = " + serial + ";\n";
+        out += indent + "  vf_index krest = " + k + ";\n";
+        emit_position_unravel(vars, rank, rank + inner, p + "s", "krest", "const vf_index ", indent + "  ", out);
+        emit_index_defs(nest, {index}, vars, "vf_index", indent + "  ", out);
+        out += indent + "  " + flag + " = " + flag + " && vf_aligned((const " + std::string(memory_type(dtype)) + "*)a.f" +
                std::to_string(param) + " + " + index_ref(nest, index, vars) + ", " +
                std::to_string(rs.vec() * dtype_size(dtype)) + ");\n";
-        out += "      }\n";
+        out += indent + "}\n";
       }
     }
-    out += "      if (row_aligned) {\n";
+  };
+  // The serial loop over the chunk's rows (none in a plain nest) around body(indent).
+  auto rows_of_chunk = [&](const std::string& indent, const std::function<void(const std::string&)>& body) {
+    if (!nest.serial) {
+      body(indent);
+      return;
+    }
+    out += indent + "for (vf_index " + serial_var + " = 0; " + serial_var + " < " + p + "s" + std::to_string(rank - 1) +
+           "; ++" + serial_var + ", parity ^= 1) {\n";
+    body(indent + "  ");
+    out += indent + "}\n";
+  };
+  auto emit_row = [&](RowSchedule& schedule, const std::string& indent) {
     const auto saved = em.save();
-    rs.emit(out, "        ");
+    schedule.emit(out, indent);
     em.restore(saved);
+  };
+  // A serial nest's chunk takes one loop for all its rows: the packed one when its packed
+  // addresses step by whole packs from row to row (affine in the serial var) and its first two
+  // rows are aligned, its column stores then kept in registers until the chunk's end; else the
+  // strided one. (Their lanes own other columns, so a chunk must not mix them.)
+  const std::vector<std::tuple<DType, int, int>> packed = rs.packed_addresses();
+  const bool per_chunk = nest.serial && !packed.empty() && std::all_of(packed.begin(), packed.end(), [&](const auto& a) {
+                           return affine_in_var(nest, std::get<2>(a), static_cast<int64_t>(rank) - 1);
+                         });
+  if (packed.empty()) {
+    rows_of_chunk("      ", [&](const std::string& in) { emit_row(rs, in); });
+  } else if (per_chunk) {
+    out += "      bool chunk_aligned = true;\n";
+    alignment_test("chunk_aligned", "0", "      ");
+    out += "      if (" + p + "s" + std::to_string(rank - 1) + " > 1) {\n";
+    alignment_test("chunk_aligned", "1", "        ");
+    out += "      }\n";
+    out += "      if (chunk_aligned) {\n";
+    rs.column_registers = true;
+    rs.declare_columns(out, "        ");
+    rows_of_chunk("        ", [&](const std::string& in) { emit_row(rs, in); });
+    rs.flush_columns(out, "        ");
     out += "      } else {\n";
-    RowSchedule strided(nest, em, vars, p, team, ReductionSchedule{});
-    strided.column_first = rs.column_first;
-    strided.emit(out, "        ");
+    rows_of_chunk("        ", [&](const std::string& in) { emit_row(strided, in); });
     out += "      }\n";
   } else {
-    rs.emit(out, "      ");
-  }
-  if (nest.serial) {
-    // A column store's element belongs to the lane that takes its position, which may differ
-    // between the packed and the strided loop (a row's alignment chooses): the team's lanes meet
-    // before the next row.
-    const bool two_loops = !rs.packed_addresses().empty();
-    if (two_loops && team > 32) out += "        __syncthreads();\n";
-    if (two_loops && team == 32) out += "        __syncwarp();\n";
-    out += "      }\n";
+    rows_of_chunk("      ", [&](const std::string& in) {
+      out += in + "bool row_aligned = true;\n";
+      alignment_test("row_aligned", "", in);
+      out += in + "if (row_aligned) {\n";
+      emit_row(rs, in + "  ");
+      out += in + "} else {\n";
+      emit_row(strided, in + "  ");
+      out += in + "}\n";
+      // A column store's element belongs to the lane that takes its column, which differs between
+      // the two loops: the team's lanes meet before the next row.
+      if (nest.serial && team > 32) out += in + "__syncthreads();\n";
+      if (nest.serial && team == 32) out += in + "__syncwarp();\n";
+    });
   }
   out += "    }\n  }\n";
 }

@@ -92,6 +92,16 @@ void LoopNest::replace_value(int id, const ValueExpr& e) {
   value_ids_.emplace(e, id);  // a node equal to e already keeps its own id
 }
 
+bool LoopNest::index_uses_var(int id, int64_t var) const {
+  if (id < 0) return false;
+  const IndexExpr& e = indices[static_cast<size_t>(id)];
+  switch (e.op) {
+    case IndexOp::Var: return e.value == var;
+    case IndexOp::Const: case IndexOp::Param: return false;
+    default: return index_uses_var(e.a, var) || index_uses_var(e.b, var) || index_uses_var(e.c, var);
+  }
+}
+
 bool LoopNest::index_uses_vars_from(int id, int64_t first_var) const {
   if (id < 0) return false;
   const IndexExpr& e = indices[id];
@@ -132,6 +142,18 @@ void LoopNest::scope_of_values(std::vector<char>& inner, std::vector<int>& ready
     }
     inner[id] = in;
     ready[id] = r;
+  }
+}
+
+bool affine_in_var(const LoopNest& nest, int id, int64_t var) {
+  if (id < 0) return true;
+  const IndexExpr& e = nest.indices[static_cast<size_t>(id)];
+  const auto uses = [&](int x) { return nest.index_uses_var(x, var); };
+  switch (e.op) {
+    case IndexOp::Var: case IndexOp::Const: case IndexOp::Param: return true;
+    case IndexOp::Add: case IndexOp::Sub: return affine_in_var(nest, e.a, var) && affine_in_var(nest, e.b, var);
+    case IndexOp::Mul: return !(uses(e.a) && uses(e.b)) && affine_in_var(nest, e.a, var) && affine_in_var(nest, e.b, var);
+    default: return !uses(e.a) && !uses(e.b) && !uses(e.c);
   }
 }
 

@@ -139,6 +139,7 @@ struct LoopNest {
   bool is_reduction() const { return !reductions.empty() || serial; }
   // Whether index id reads a loop var >= first_var (for a reduction nest: a reduced var).
   bool index_uses_vars_from(int id, int64_t first_var) const;
+  bool index_uses_var(int id, int64_t var) const;  // whether index id reads loop var `var`
   // Per value: whether it reads a reduced loop var, and the number of reduction phases that must
   // complete before it can be computed.
   void scope_of_values(std::vector<char>& inner, std::vector<int>& ready) const;
@@ -173,6 +174,9 @@ std::vector<VarUse> var_uses(const LoopNest& nest, int64_t var);
 // that splits the var. A bound test (var plus or minus such multiples < or >= such a multiple) is
 // Grouped: the range predicate of a cat or pad whose boundaries fall between groups.
 std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t group, const std::vector<AbiField>& fields);
+// Whether index expression id is affine in loop var `var`: the var enters through + and - and
+// products with var-free factors only (so a step of the var moves it by a fixed amount).
+bool affine_in_var(const LoopNest& nest, int id, int64_t var);
 // The Constant fields that var is divided by (or taken the remainder of) in index expression id.
 std::vector<int> var_divisors(const LoopNest& nest, int id, int64_t var);
 

@@ -94,8 +94,8 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
     int64_t widest = 0;
     for (const ValueExpr& e : nest.values)
       if (load_in_bounds(e) && u[e.index] == VarUse::Unit) widest = std::max(widest, dtype_size(e.dtype));
-    for (const StoreStmt& s : nest.stores)
-      if (!s.row && u[s.index] == VarUse::Unit) widest = std::max(widest, dtype_size(s.dtype));
+    for (const StoreStmt& s : nest.stores)  // (column stores are not moved in packs)
+      if (!s.row && !s.column && u[s.index] == VarUse::Unit) widest = std::max(widest, dtype_size(s.dtype));
     if (widest > 0 && widest * v <= 16) {
       vec = v;
       use = std::move(u);
