@@ -153,3 +153,62 @@ def test_region_viewfuse_rejects_stays_with_other_executors(monkeypatch):
         got = jfn(x)
     assert torch.equal(got, fn(x))
     assert "viewfuse" not in str(thunder.last_traces(jfn)[-1])
+
+
+def test_region_input_in_another_dtype_is_converted_with_a_warning(device):
+    """A region input that another executor returned in another dtype than Thunder's metadata
+    (Inductor's nll_loss_backward gives float32 for bfloat16 inputs, where eager gives bfloat16) is
+    converted to the declared dtype inside the region; a plain FusionDefinition still refuses it."""
+    import viewfuse
+    from viewfuse.fusion_definition import from_trace
+
+    text = """def region(g, s):
+  # g: "cpu bf16[4, 6]"
+  # s: "cpu f32[4, 6]"
+  t0 = prims.convert_element_type(g, dtypes.float32)
+  t1 = prims.mul(t0, s)
+  return (t1, )
+"""
+    g32 = make((4, 6), torch.float32, device)
+    s = make((4, 6), torch.float32, device)
+    fd = from_trace(text, convert_inputs=True)
+    with pytest.warns(UserWarning, match="input g arrived as float32 where the trace declares bfloat16"):
+        (got,) = fd.execute([g32, s])
+    torch.testing.assert_close(got, g32.to(torch.bfloat16).float() * s, rtol=0, atol=0)
+    (again,) = fd.execute([g32.to(torch.bfloat16), s])  # the declared dtype: its own compiled fusion
+    torch.testing.assert_close(again, got, rtol=0, atol=0)
+    assert fd.cache_size == 2
+    with pytest.raises(viewfuse.UserError, match="input 'g' expects bf16\\[4, 6\\], got f32\\[4, 6\\]"):
+        from_trace(text).execute([g32, s])
+
+
+def test_default_executors_with_inductor_cross_entropy_train():
+    """nanoGPT in bfloat16 with Thunder's torchcompile_xentropy executor after viewfuse (made to
+    claim CPU tensors here; it claims CUDA ones): its nll_loss_backward region returns float32
+    where the trace says bfloat16, and the step still trains, its loss and gradients as eager's."""
+    from thunder.executors import torch_compile as tc
+    from thunder.extend import ImplInfo
+    from thunder.tests import nanogpt_model
+
+    xent = tc.TorchCompileExecutor(name="xentropy_cpu", required_ops=tc.torch_compile_xentropy_ex.required_ops)
+    xent._implmap = {op: ImplInfo() for op in tc.torch_compile_xentropy_ex._implmap}
+    cfg = nanogpt_model.GPTConfig(block_size=16, vocab_size=64, n_layer=1, n_head=2, n_embd=32, dropout=0.0)
+    torch.manual_seed(0)
+    model = nanogpt_model.GPT(cfg).to(torch.bfloat16)
+    idx = torch.randint(0, 64, (2, 16))
+    targets = torch.randint(0, 64, (2, 16))
+
+    def step(fn):
+        _, loss = fn(idx, targets)
+        loss.backward()
+        grads = {n: p.grad.clone() for n, p in model.named_parameters()}
+        model.zero_grad(set_to_none=True)
+        return loss, grads
+
+    want_loss, want = step(model)
+    with pytest.warns(UserWarning, match="arrived as float32 where the trace declares bfloat16"):
+        loss, got = step(thunder.jit(model, executors=[viewfuse_ex, xent]))
+    torch.testing.assert_close(loss, want_loss, rtol=2e-2, atol=2e-2)
+    for name, g in want.items():
+        assert got[name].dtype == g.dtype, name
+        torch.testing.assert_close(got[name], g, rtol=5e-2, atol=5e-2, msg=name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any, Sequence
 
 from . import _viewfuse
@@ -93,6 +94,7 @@ class FusionDefinition:
         self._outputs: list[Value] = []
         self._counter = 0
         self._text: str | None = None  # fixed trace text (from_trace)
+        self._convert_inputs = False  # from_trace(convert_inputs=True)
         self._runner = None
 
     # ---- definition ----
@@ -149,7 +151,7 @@ class FusionDefinition:
     def _trace_text(self, shapes, dtypes) -> str:
         """The trace for one input signature (shapes: a tuple per tensor input, None for numbers)."""
         if self._text is not None:
-            return self._text
+            return self._converted_text(dtypes) if self._convert_inputs else self._text
         if len(shapes) != len(self._inputs):
             raise _viewfuse.UserError(f"execute: expected {len(self._inputs)} inputs, got {len(shapes)}")
         lines = ["def fusion(" + ", ".join(v.name for v, _, _ in self._inputs) + "):"]
@@ -166,6 +168,30 @@ class FusionDefinition:
         lines.append("  return (" + "".join(o.name + ", " for o in self._outputs) + ")")
         return "\n".join(lines) + "\n"
 
+    def _converted_text(self, dtypes) -> str:
+        """The fixed trace, each tensor input given in another dtype than it declares taken in that
+        dtype and converted to the declared one first (from_trace(convert_inputs=True))."""
+        lines = self._text.splitlines()
+        body = next(i for i, line in enumerate(lines) if line.startswith("def "))
+        changed = []
+        for (v, declared, shape), given in zip(self._inputs, dtypes):
+            if shape is None or given == declared or given not in LONG_TO_SHORT:
+                continue
+            taken = f"{v.name}__as_{given}"
+            for i, line in enumerate(lines):
+                if line.strip().startswith(f"# {v.name}: "):
+                    lines[i] = line.replace(f"# {v.name}: ", f"# {taken}: ").replace(
+                        f" {LONG_TO_SHORT[declared]}[", f" {LONG_TO_SHORT[given]}[", 1)
+            head, args = lines[body].split("(", 1)
+            names = [a.strip() for a in args.rsplit(")", 1)[0].split(",")]
+            lines[body] = head + "(" + ", ".join(taken if a == v.name else a for a in names) + "):"
+            changed.append(f"  {v.name} = prims.convert_element_type({taken}, dtypes.{declared})")
+            warnings.warn(f"viewfuse: input {v.name} arrived as {given} where the trace declares {declared} "
+                          f"(its producer returned another dtype than the trace's metadata); it is converted "
+                          f"to {declared} at the start of the fusion", stacklevel=2)
+        first = next(i for i in range(body + 1, len(lines)) if not lines[i].strip().startswith("#"))
+        return "\n".join(lines[:first] + changed + lines[first:]) + "\n"
+
     def _finish(self) -> None:
         if not self._outputs:
             raise _viewfuse.UserError("the FusionDefinition has no outputs (call add_output)")
@@ -179,6 +205,7 @@ class FusionDefinition:
         builder._inputs = [(_Name(v.name), dtype, shape) for v, dtype, shape in self._inputs]
         builder._outputs = [_Name(o.name) for o in self._outputs]
         builder._lines, builder._text = list(self._lines), self._text
+        builder._convert_inputs = self._convert_inputs
         self._runner = _viewfuse.Runner(builder._trace_text, self.bookend)
         self.execute = self._runner.run  # the per-call path: straight into C++
 
@@ -212,11 +239,16 @@ class FusionDefinition:
         return self._need_runner().cache_size
 
 
-def from_trace(text: str, *, bookend: bool = False) -> FusionDefinition:
-    """A FusionDefinition from a Thunder trace (REFERENCE.md section 3); its shapes are fixed."""
+def from_trace(text: str, *, bookend: bool = False, convert_inputs: bool = False) -> FusionDefinition:
+    """A FusionDefinition from a Thunder trace (REFERENCE.md section 3); its shapes are fixed.
+
+    With convert_inputs, a tensor input given in another dtype than the trace declares is taken in
+    that dtype and converted to the declared one inside the fusion (one compiled fusion per such
+    signature, and a warning); without, it is an error."""
     desc = _viewfuse.describe_trace(text)
     fd = FusionDefinition(bookend=bookend)
     fd._text = text
+    fd._convert_inputs = convert_inputs
     for name, dtype, shape in desc["inputs"]:
         fd._inputs.append((Value(fd, name, shape is not None), dtype, shape))
     for name, _, _ in desc["outputs"]:

@@ -140,7 +140,7 @@ class ViewfuseExecutor(FusionExecutor):
         key = (text, bookend)
         fd = self._definitions.get(key)
         if fd is None:
-            fd = self._definitions[key] = _vf_from_trace(text, bookend=bookend)
+            fd = self._definitions[key] = _vf_from_trace(text, bookend=bookend, convert_inputs=True)
         return fd
 
     def fuse(self, region: Region, fusion_counter: int, bookend: bool = False) -> BoundSymbol:
