@@ -55,6 +55,8 @@ def parse_args(argv=None):
     ap.add_argument("--warmup", type=int, default=3, help="untimed steps of each system first")
     ap.add_argument("--small", action="store_true", help="the small configs for the timing too (a check of the script)")
     ap.add_argument("--skip-check", action="store_true")
+    ap.add_argument("--check-systems", default="thunder+viewfuse,thunder+viewfuse+defaults",
+                    help="the systems checked against eager first (the others are the baselines)")
     ap.add_argument("--region-runs", type=int, default=20)
     ap.add_argument("--regions-dir", default=os.path.join(ROOT, "tests/segment/model_regions"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/model_steps.md"))
@@ -214,13 +216,31 @@ def region_layout_lines(text: str, args) -> str:
     return "\n".join(lines) + ("\n" if lines else "") + text
 
 
-def time_regions(torch, timer: Timer, recorder: RegionRecorder, runs: int, ceiling_gbps: float, save_dir, model_name):
+def region_form(text: str) -> str:
+    """The region's trace (with its layout lines) with every value renamed by order of appearance:
+    the regions of a model's layers have one form."""
+    head = re.search(r"^def \w+\(([^)]*)\)", text, re.M)
+    names = [a.strip() for a in head.group(1).split(",") if a.strip()]
+    for lhs in re.findall(r"^\s+\(?([\w, ]+?)\)? = prims\.", text, re.M):
+        names += [n.strip() for n in lhs.split(",") if n.strip()]
+    rename = {n: f"v{i}" for i, n in enumerate(dict.fromkeys(names))}
+    text = re.sub(r"^def \w+\(", "def region(", text, flags=re.M)
+    return re.sub(r"[A-Za-z_]\w*", lambda m: rename.get(m.group(0), m.group(0)), text)
+
+
+def time_regions(torch, timer: Timer, recorder: RegionRecorder, runs: int, ceiling_gbps: float, save_dir, model_name,
+                 results_stamp: str = ""):
     rows = []
     gen = torch.Generator(device=timer.device).manual_seed(7)
+    forms = {}  # region form -> the file its first region was saved as
     for name, r in recorder.regions.items():
         args = [fresh_arg(torch, d, gen) for d in r["args"]]
         runner = r["runner"]
-        row = {"region": name, "ops": r["text"].count("= prims."), "trace": f"{model_name}_{name}.py"}
+        form = region_form(region_layout_lines(r["text"], r["args"]))
+        first = form not in forms
+        if first:
+            forms[form] = f"{model_name}_{len(forms):03d}.py"
+        row = {"region": name, "ops": r["text"].count("= prims."), "trace": forms[form]}
         try:
             plan = json.loads(runner.explain_json(args))
             row["kernels"] = plan["kernels"]
@@ -234,10 +254,11 @@ def time_regions(torch, timer: Timer, recorder: RegionRecorder, runs: int, ceili
             row["pct"] = row["bytes"] / row["us"] / 1e3 / ceiling_gbps if ceiling_gbps else None
         except Exception as e:  # noqa: BLE001
             row["error"] = f"{type(e).__name__}: {e}"
-        if save_dir:
+        if save_dir and first:
             os.makedirs(save_dir, exist_ok=True)
             with open(os.path.join(save_dir, row["trace"]), "w") as f:
-                f.write(f"# {model_name} step, region {name}: {row.get('kernels', '?')} kernel(s)\n")
+                f.write(f"# {model_name} step ({results_stamp}), region {name} and the regions of its form: "
+                        f"{row.get('kernels', '?')} kernel(s)\n")
                 f.write(region_layout_lines(r["text"], r["args"]))
         rows.append(row)
         del args
@@ -253,7 +274,7 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
     result = {"model": model_name, "systems": {}, "regions": []}
     if not args.skip_check:
         for s in systems:
-            if s == "eager":
+            if s not in args.check_systems.split(","):
                 continue
             try:
                 result["systems"].setdefault(s, {})["check"] = check_system(torch, model_name, s, device)
@@ -304,7 +325,8 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
         result["systems"][s]["error"] = e
     if recorder.regions:
         save = None if args.small else os.path.join(args.regions_dir)
-        result["regions"] = time_regions(torch, timer, recorder, args.region_runs, ceiling_gbps, save, model_name)
+        stamp = f"{datetime.date.today().isoformat()}, {timer.torch.cuda.get_device_name() if device.type == 'cuda' else 'CPU'}"
+        result["regions"] = time_regions(torch, timer, recorder, args.region_runs, ceiling_gbps, save, model_name, stamp)
     return result
 
 
@@ -343,15 +365,29 @@ def write_report(results: dict, out: str) -> None:
             kernels = sum(r.get("kernels", 0) for r in regions)
             multi = sum(1 for r in regions if r.get("kernels", 0) > 1)
             at70 = sum(1 for r in big if r["pct"] >= 0.70)
-            lines += ["", f"{len(regions)} viewfuse regions, {kernels} kernels ({multi} regions of more than one), "
-                      f"{total:.2f} ms of GPU time when each runs alone; of the {len(big)} regions of more than 1 MiB, "
-                      f"{at70} at 70% of the copy ceiling or more. Worst first:", "",
-                      "| region | GPU us | MB moved | % of ceiling | kernels | ops | trace |", "|---|---|---|---|---|---|---|"]
+            # One row per region form (the regions of a model's layers share one), worst first.
+            forms = {}
             for r in regions:
-                pct = f"{r['pct']:.0%}" if r.get("pct") is not None else "-"
-                us = f"{r['us']:.1f}" if r.get("us") is not None else r.get("error", "-")[:80]
-                lines.append(f"| {r['region']} | {us} | {r.get('bytes', 0) / 1e6:.1f} | {pct} | {r.get('kernels', '-')} | "
-                             f"{r['ops']} | {r['trace']} |")
+                f = forms.setdefault(r["trace"], {"count": 0, "us": [], "pct": [], "first": r})
+                f["count"] += 1
+                if r.get("us") is not None:
+                    f["us"].append(r["us"])
+                if r.get("pct") is not None:
+                    f["pct"].append(r["pct"])
+            order = sorted(forms.items(), key=lambda kv: (not kv[1]["pct"], statistics.median(kv[1]["pct"]) if kv[1]["pct"] else 0))
+            lines += ["", f"{len(regions)} viewfuse regions ({len(forms)} forms), {kernels} kernels ({multi} regions of more "
+                      f"than one), {total:.2f} ms of GPU time when each runs alone; of the {len(big)} regions of more than "
+                      f"1 MiB, {at70} at 70% of the copy ceiling or more. One row per form, worst first (GPU time and % "
+                      "of the ceiling: the median over the form's regions):", "",
+                      "| form (trace) | regions | GPU us | MB moved | % of ceiling | kernels | ops | kernel names |",
+                      "|---|---|---|---|---|---|---|---|"]
+            for trace, f in order:
+                r = f["first"]
+                pct = f"{statistics.median(f['pct']):.0%}" if f["pct"] else "-"
+                us = f"{statistics.median(f['us']):.1f}" if f["us"] else r.get("error", "-")[:80]
+                names = " ".join(n for n in r.get("kernel_names", []) if n)
+                lines.append(f"| {trace} | {f['count']} | {us} | {r.get('bytes', 0) / 1e6:.1f} | {pct} | "
+                             f"{r.get('kernels', '-')} | {r['ops']} | {names} |")
         lines.append("")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w") as f:

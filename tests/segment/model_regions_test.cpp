@@ -1,0 +1,67 @@
+// The regions of real training steps (tests/segment/model_regions: nanoGPT's and a Llama's, saved
+// by bench/model_steps.py with their input layouts): each plans, every kernel's source generates
+// for both targets (and compiles with NVRTC where it is there), and the kernel counts, kernel
+// names and bytes match the golden summary, model_regions/expected.txt.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "codegen/generate_kernel.h"
+#include "frontend/trace_reader.h"
+#include "golden_support.h"
+#include "runtime/cuda_api.h"
+#include "runtime/nvrtc_compiler.h"
+#include "runtime/repro.h"
+#include "segment/plan_fusion.h"
+
+namespace vf {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string mib(int64_t bytes) {
+  std::ostringstream s;
+  s.precision(1);
+  s << std::fixed << static_cast<double>(bytes) / (1 << 20) << " MiB";
+  return s.str();
+}
+
+TEST(ModelRegions, EveryRegion_PlansWithGoldenKernelsAndBytes) {
+  const fs::path dir = fs::path(VF_SOURCE_DIR) / "tests/segment/model_regions";
+  std::vector<fs::path> traces;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".py") traces.push_back(e.path());
+  std::sort(traces.begin(), traces.end());
+  ASSERT_GE(traces.size(), 20u);
+  std::string summary;
+  int kernels = 0;
+  for (const fs::path& path : traces) {
+    SCOPED_TRACE(path.filename().string());
+    const std::string text = test::read_text_file(path);
+    const Fusion fusion = read_trace(text, path.filename().string());
+    const Plan plan = plan_fusion(fusion, read_repro_layouts(text, fusion), {});
+    int64_t read = 0, written = 0;
+    std::string names;
+    for (const Segment& s : plan.segments) {
+      if (s.kind != SegmentKind::Kernel) continue;
+      read += s.bytes_read;
+      written += s.bytes_written;
+      const GeneratedKernel cpu = generate_kernel(s.spec, *s.kernel, Target::Cpu);
+      const GeneratedKernel cuda = generate_kernel(s.spec, *s.kernel, Target::Cuda);
+      EXPECT_EQ(cpu.entry, cuda.entry);
+      if (nvrtc_available()) {
+        EXPECT_NO_THROW(nvrtc_compile(cuda.source, cuda.entry, 9, 0)) << cuda.source;
+      }
+      names += " " + cuda.entry;
+      ++kernels;
+    }
+    summary += path.filename().string() + ": " + std::to_string(plan.kernel_count()) + " kernel(s), reads " + mib(read) +
+               ", writes " + mib(written) + ", allocates " + mib(plan.allocated_bytes) + names + "\n";
+  }
+  test::check_golden(dir / "expected.txt", summary, "the model regions' plans");
+  EXPECT_GE(kernels, 20);
+}
+
+}  // namespace
+}  // namespace vf
