@@ -19,6 +19,24 @@ std::vector<int64_t> reduced_dims(const Node& n) {
   return dims;
 }
 
+// Constant slots of a padded output's border positions (store_padded).
+constexpr int kPadSlot = 300;
+constexpr int64_t kMaxPadBorder = 16;
+
+// Whether `out` is a pad of a value of the nest's full shape along its last dim only (a reduced
+// dim, no interior padding, at most kMaxPadBorder new elements), which the row's loops store.
+bool padded_along_row(const Value& out, const Shape& full, const std::vector<int64_t>& dims) {
+  const Node* p = out.producer;
+  if (!p || p->op != OpKind::Pad || p->inputs[0]->shape != full || full.empty() || dims.empty() ||
+      dims.back() != static_cast<int64_t>(full.size()) - 1)
+    return false;
+  const auto& config = p->attr<PadAttrs>().config;
+  for (size_t d = 0; d + 1 < config.size(); ++d)
+    if (!(config[d] == PadDim{})) return false;
+  const PadDim& last = config.back();
+  return last.interior == 0 && last.lo >= 0 && last.hi >= 0 && last.lo + last.hi <= kMaxPadBorder;
+}
+
 struct ColumnReduction {
   const Node* reshape = nullptr;  // reshape(x, ...), the reduction's input
   Shape rows;                     // R, x's leading dims
@@ -186,6 +204,8 @@ void KernelLowering::lower_reduction_nest(const Node& first) {
       store_output(static_cast<int>(o), *idx, true);
     } else if (auto idx = index_merging(out->shape, full, full_idx, full_size)) {
       store_output(static_cast<int>(o), *idx, false);
+    } else if (padded_along_row(*out, full, dims)) {
+      store_padded(static_cast<int>(o), full_idx, static_cast<int64_t>(full.size()) - 1);
     } else {
       const std::string what = column ? detail::concat("the shape ", shape_to_string(full), " whose rows ",
                                                        shape_to_string(rows), " prims.", op_name(id_node->op), " ",
@@ -199,6 +219,27 @@ void KernelLowering::lower_reduction_nest(const Node& first) {
   }
   clear_flat_offsets();
   nest_->assign_phases();
+}
+
+// Output o, a pad of a full-shape value along the last dim (a reduced one): the value is stored
+// at its place in the row, and the padding elements, few, as row stores of the padding value
+// (cross-entropy's log-softmax padded with one column for nll_loss's ignored targets).
+void KernelLowering::store_padded(int o, const std::vector<int>& full_idx, int64_t dim) {
+  const Node& pad = *fusion_.outputs()[o]->producer;
+  const PadDim& p = pad.attr<PadAttrs>().config[static_cast<size_t>(dim)];
+  const int64_t n = pad.inputs[0]->shape[static_cast<size_t>(dim)];
+  std::vector<int> idx = full_idx;
+  if (p.lo != 0) idx.back() = add(idx.back(), constant_field(pad, kPadSlot, p.lo));
+  store_output(o, idx, false, visit(pad.inputs[0], full_idx, -1));
+  std::vector<int> row_idx;
+  for (size_t d = 0; d + 1 < full_idx.size(); ++d) row_idx.push_back(full_idx[d]);
+  const int fill = scalar(pad.inputs[1], pad.output()->dtype);
+  for (int64_t k = 0; k < p.lo + p.hi; ++k) {
+    const int64_t at = k < p.lo ? k : n + k;  // the border positions: [0, lo) and [n + lo, n + lo + hi)
+    row_idx.push_back(constant_field(pad, kPadSlot + 1 + static_cast<int>(k), at));
+    store_output(o, row_idx, true, fill);
+    row_idx.pop_back();
+  }
 }
 
 // Output o, the result of column reduction n: each chunk's partial result, combined over the

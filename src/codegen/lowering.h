@@ -115,6 +115,7 @@ class KernelLowering {
   // Stores output o at idx: `value`, or (-1) the output's own value there.
   void store_output(int o, const std::vector<int>& idx, bool row, int value = -1);
   void store_column(int o, const Node& n, const std::vector<int>& idx);
+  void store_padded(int o, const std::vector<int>& full_idx, int64_t dim);
   int reduce(OpKind op, DType acc_dtype, int value, DType result_dtype);
   int lower_reduction(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
   int lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred);

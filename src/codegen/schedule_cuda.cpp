@@ -67,10 +67,10 @@ bool calls_math_function(OpKind fn) {
 // the innermost (row) dim, the row in registers when it has at most 16 elements (64 registers of
 // loads).
 //
-// Otherwise a team of threads takes a row, each thread v consecutive elements at a time (v fills
-// 16 bytes of the widest dtype that moves with unit stride in groups of v along the one reduced
-// dim, and divides that dim), about four groups of v per thread: a warp for short rows, up to a
-// block of 1024 threads. A row of at most 8 groups per thread whose loads fit 64 registers stays
+// Otherwise a team of threads takes a row (a serial nest: a chunk of rows, in order), each thread v
+// consecutive elements at a time (v fills 16 bytes of the widest dtype that moves with unit stride
+// in groups of v along the one reduced dim, and divides that dim), about four groups of v per
+// thread: a warp for short rows (a serial nest: a block of 128), up to a block of 1024 threads. A row of at most 8 groups per thread whose loads fit 64 registers stays
 // in registers (read once, every load in flight at once; the group count is rounded up to a power
 // of two, so that one kernel serves a range of row lengths); a longer one is looped over by a
 // block of 512 threads.
@@ -102,7 +102,10 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
     }
   }
   constexpr int kGroupsPerThread = 4, kMaxGroups = 8, kMaxTeam = 1024, kRegisters = 64;
-  int team = 32;
+  // A serial nest's team is a whole block of at least 128 threads: its teams are its chunks (about
+  // 512, passes/split_column_reductions.h), which alone must fill the machine; warps of a block
+  // of 256 threads would leave most multiprocessors idle.
+  int team = nest.serial ? 128 : 32;
   while (team < kMaxTeam && int64_t{team} * vec * kGroupsPerThread < n.inner) team *= 2;
   int64_t groups = 1;
   while (groups * team * vec < n.inner) groups *= 2;
@@ -115,6 +118,9 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
     r.vec = vec;
     r.per_thread = static_cast<int32_t>(groups * vec);
     r.registers = registers <= 48 ? 64 : 96;  // the row, its addresses and the math around it
+    // A serial nest also keeps its column accumulators (per_thread per column store) over the
+    // chunk: 128 registers, 4 blocks of 128 per multiprocessor, which its ~512 chunks fill.
+    if (nest.serial) r.registers = 128;
   } else {
     n.team = 512;
   }

@@ -477,6 +477,31 @@ TEST_P(ReductionKernels, DifferentExtents_SplitIntoKernelsMatchReference) {
   EXPECT_EQ(plan.allocated_bytes, (9 + 9 * 14) * 4);
 }
 
+// Cross-entropy's forward: the log-softmax of each row, padded with columns of a value (nll_loss's
+// ignored targets read the padding): one kernel, the padding stored as the row's own stores.
+TEST_P(ReductionKernels, PaddedAlongTheRow_OneKernelMatchesReference) {
+  uint64_t seed = 600;
+  for (const int64_t row : {40, 5000}) {  // CUDA: a row in registers, a strided loop
+    for (const PadDim pad : {PadDim{0, 1, 0}, PadDim{2, 3, 0}}) {
+      SCOPED_TRACE("rows of " + std::to_string(row) + ", pad " + std::to_string(pad.lo) + ", " + std::to_string(pad.hi));
+      auto f = std::make_shared<Fusion>();
+      const Shape s{6, row};
+      Value* x = f->add_tensor_input("x", DType::BFloat16, s);
+      Value* xf = f->add(OpKind::ConvertElementType, {x}, CastAttrs{DType::Float32});
+      Value* m = f->add(OpKind::BroadcastInDim, {f->add(OpKind::Amax, {xf}, DimsAttrs{{1}})}, BroadcastAttrs{s, {0}});
+      Value* e = f->add(OpKind::Exp, {f->add(OpKind::Sub, {xf, m})});
+      Value* l = f->add(OpKind::Log, {f->add(OpKind::Sum, {e}, DimsAttrs{{1}})});
+      Value* ls = f->add(OpKind::Sub, {f->add(OpKind::Sub, {xf, m}), f->add(OpKind::BroadcastInDim, {l}, BroadcastAttrs{s, {0}})});
+      Value* lsb = f->add(OpKind::ConvertElementType, {ls}, CastAttrs{DType::BFloat16});
+      f->add_output(lsb);
+      f->add_output(f->add(OpKind::Pad, {f->add(OpKind::Neg, {lsb}), f->add_constant(Scalar::from_float(0.5))},
+                           PadAttrs{{PadDim{}, pad}}));
+      const Plan plan = check(f, random_inputs(*f, seed++), row);
+      EXPECT_EQ(plan.kernel_count(), 1);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ReductionKernels, ::testing::Values(Device::Cpu, Device::Cuda),
                          [](const auto& info) { return std::string(device_name(info.param)); });
 
