@@ -257,7 +257,9 @@ def time_regions(torch, timer: Timer, recorder: RegionRecorder, runs: int, ceili
             for _ in range(3):
                 runner(*args)
             row["us"] = timer.gpu_us(lambda: runner(*args), lambda: None, runs)
-            row["pct"] = row["bytes"] / row["us"] / 1e3 / ceiling_gbps if ceiling_gbps else None
+            # A region of views only (no kernel) moves no bytes: it has no share of the ceiling.
+            moves = row["kernels"] > 0 and ceiling_gbps
+            row["pct"] = row["bytes"] / row["us"] / 1e3 / ceiling_gbps if moves else None
         except Exception as e:  # noqa: BLE001
             row["error"] = f"{type(e).__name__}: {e}"
         if save_dir and first:
@@ -366,7 +368,7 @@ def write_report(results: dict, out: str) -> None:
             lines.append(f"| {s} | {_ms(ms)}{err} | {rel} | {peak} | {first} | {check} |")
         regions = m.get("regions") or []
         if regions:
-            big = [r for r in regions if r.get("bytes", 0) > 2**20 and r.get("pct") is not None]
+            big = [r for r in regions if r.get("bytes", 0) > 2**20 and r.get("pct") is not None]  # with kernels
             total = sum(r.get("us", 0) for r in regions) / 1e3
             kernels = sum(r.get("kernels", 0) for r in regions)
             multi = sum(1 for r in regions if r.get("kernels", 0) > 1)
@@ -389,7 +391,7 @@ def write_report(results: dict, out: str) -> None:
                       "|---|---|---|---|---|---|---|---|"]
             for trace, f in order:
                 r = f["first"]
-                pct = f"{statistics.median(f['pct']):.0%}" if f["pct"] else "-"
+                pct = f"{statistics.median(f['pct']):.0%}" if f["pct"] else ("views only" if r.get("kernels") == 0 else "-")
                 us = f"{statistics.median(f['us']):.1f}" if f["us"] else r.get("error", "-")[:80]
                 names = " ".join(n for n in r.get("kernel_names", []) if n)
                 lines.append(f"| {trace} | {f['count']} | {us} | {r.get('bytes', 0) / 1e6:.1f} | {pct} | "
