@@ -353,6 +353,8 @@ def write_report(results: dict, out: str) -> None:
              f"system once, shuffled), median of {results['steps']} rounds after {results['warmup']} warm-up steps; peak "
              "memory: the most allocated during a step above what was allocated before it. Correctness: loss, logits "
              "and every gradient against eager on small f32 configs (rtol 2e-4, atol 2e-5).", ""]
+    if results.get("note"):  # what a merge of runs says about them
+        lines += [results["note"], ""]
     for m in results["models"]:
         lines += [f"## {m['model']}: batch {m.get('batch')} x {m.get('seq')}, {m.get('dtype')}, "
                   f"{m.get('params', 0) / 1e6:.0f}M parameters", "",

@@ -1,27 +1,31 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse0 and 0 more of its form
-def viewfuse0(t1864, t_model_freqs_cos, t_model_freqs_sin, t_model_layers_0_attention_norm_weight):
-  # t1864: "cpu bf16[4, 2048, 2048]"
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse0 and the regions of its form: 1 kernel(s)
+# layout t6714: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t_model_freqs_cos: sizes [2048, 64] strides [64, 1] offset 0
+# layout t_model_freqs_sin: sizes [2048, 64] strides [64, 1] offset 0
+# layout t_model_layers_0_attention_norm_weight: sizes [2048] strides [1] offset 0
+def viewfuse0(t6714, t_model_freqs_cos, t_model_freqs_sin, t_model_layers_0_attention_norm_weight):
+  # t6714: "cpu bf16[4, 2048, 2048]"
   # t_model_freqs_cos: "cpu bf16[2048, 64]"
   # t_model_freqs_sin: "cpu bf16[2048, 64]"
   # t_model_layers_0_attention_norm_weight: "cpu bf16[2048]"
-  t518 = prims.reshape(t1864, (4, 2048, 2048, ))
-  t520 = prims.reshape(t_model_freqs_cos, (2048, 64, ))
-  t522 = prims.reshape(t_model_freqs_sin, (2048, 64, ))
-  t524 = prims.convert_element_type(t518, dtypes.float32)
-  t527 = prims.pow(t524, 2.0)
-  t535 = prims.reshape(t527, (4, 2048, 2048, ))
-  t537 = prims.sum(t535, (2, ))
-  t541 = prims.broadcast_in_dim(t537, [4, 2048, 1], [0, 1])
-  t546 = prims.div(t541, 2048.0)
-  t553 = prims.reshape(t546, (4, 2048, 1, ))
-  t555 = prims.add(t553, 1e-05)
-  t557 = prims.rsqrt(t555)
-  t562 = prims.broadcast_in_dim(t557, (4, 2048, 2048, ), (0, 1, 2, ))
-  t568 = prims.mul(t524, t562)
-  t572 = prims.convert_element_type(t568, dtypes.bfloat16)
-  t575 = prims.broadcast_in_dim(t_model_layers_0_attention_norm_weight, (4, 2048, 2048, ), (2, ))
-  t580 = prims.convert_element_type(t572, dtypes.float32)
-  t583 = prims.convert_element_type(t575, dtypes.float32)
-  t586 = prims.mul(t580, t583)
-  t590 = prims.convert_element_type(t586, dtypes.bfloat16)
-  return (t520, t522, t557, t590, )
+  t1797 = prims.reshape(t6714, (4, 2048, 2048, ))
+  t1799 = prims.reshape(t_model_freqs_cos, (2048, 64, ))
+  t1801 = prims.reshape(t_model_freqs_sin, (2048, 64, ))
+  t1803 = prims.convert_element_type(t1797, dtypes.float32)
+  t1806 = prims.pow(t1803, 2.0)
+  t1814 = prims.reshape(t1806, (4, 2048, 2048, ))
+  t1816 = prims.sum(t1814, (2, ))
+  t1820 = prims.broadcast_in_dim(t1816, [4, 2048, 1], [0, 1])
+  t1825 = prims.div(t1820, 2048.0)
+  t1832 = prims.reshape(t1825, (4, 2048, 1, ))
+  t1834 = prims.add(t1832, 1e-05)
+  t1836 = prims.rsqrt(t1834)
+  t1841 = prims.broadcast_in_dim(t1836, (4, 2048, 2048, ), (0, 1, 2, ))
+  t1847 = prims.mul(t1803, t1841)
+  t1851 = prims.convert_element_type(t1847, dtypes.bfloat16)
+  t1854 = prims.broadcast_in_dim(t_model_layers_0_attention_norm_weight, (4, 2048, 2048, ), (2, ))
+  t1859 = prims.convert_element_type(t1851, dtypes.float32)
+  t1862 = prims.convert_element_type(t1854, dtypes.float32)
+  t1865 = prims.mul(t1859, t1862)
+  t1869 = prims.convert_element_type(t1865, dtypes.bfloat16)
+  return (t1799, t1801, t1836, t1869, )

@@ -1,5 +1,6 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse2 and 1 more of its form
-def viewfuse2(t834):
-  # t834: "cpu bf16[4, 16, 2048, 128]"
-  t845 = prims.transpose(t834, (0, 2, 1, 3, ))
-  return (t845, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse2 and the regions of its form: 0 kernel(s)
+# layout t2113: sizes [4, 16, 2048, 128] strides [4194304, 262144, 128, 1] offset 0
+def viewfuse2(t2113):
+  # t2113: "cpu bf16[4, 16, 2048, 128]"
+  t2124 = prims.transpose(t2113, (0, 2, 1, 3, ))
+  return (t2124, )

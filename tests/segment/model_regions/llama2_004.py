@@ -1,29 +1,32 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse4 and 0 more of its form
-def viewfuse4(t1869, t1864, t_model_layers_0_ffn_norm_weight):
-  # t1869: "cpu bf16[4, 2048, 2048]"
-  # t1864: "cpu bf16[4, 2048, 2048]"
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse4 and the regions of its form: 1 kernel(s)
+# layout t6719: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t6714: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t_model_layers_0_ffn_norm_weight: sizes [2048] strides [1] offset 0
+def viewfuse4(t6719, t6714, t_model_layers_0_ffn_norm_weight):
+  # t6719: "cpu bf16[4, 2048, 2048]"
+  # t6714: "cpu bf16[4, 2048, 2048]"
   # t_model_layers_0_ffn_norm_weight: "cpu bf16[2048]"
-  t862 = prims.reshape(t1869, (4, 2048, 2048, ))
-  t518 = prims.reshape(t1864, (4, 2048, 2048, ))
-  t867 = prims.convert_element_type(t862, dtypes.float32)
-  t864 = prims.convert_element_type(t518, dtypes.float32)
-  t870 = prims.add(t864, t867)
-  t872 = prims.convert_element_type(t870, dtypes.bfloat16)
-  t875 = prims.convert_element_type(t872, dtypes.float32)
-  t878 = prims.pow(t875, 2.0)
-  t886 = prims.reshape(t878, (4, 2048, 2048, ))
-  t888 = prims.sum(t886, (2, ))
-  t892 = prims.broadcast_in_dim(t888, [4, 2048, 1], [0, 1])
-  t897 = prims.div(t892, 2048.0)
-  t904 = prims.reshape(t897, (4, 2048, 1, ))
-  t906 = prims.add(t904, 1e-05)
-  t908 = prims.rsqrt(t906)
-  t913 = prims.broadcast_in_dim(t908, (4, 2048, 2048, ), (0, 1, 2, ))
-  t919 = prims.mul(t875, t913)
-  t926 = prims.broadcast_in_dim(t_model_layers_0_ffn_norm_weight, (4, 2048, 2048, ), (2, ))
-  t923 = prims.convert_element_type(t919, dtypes.bfloat16)
-  t934 = prims.convert_element_type(t926, dtypes.float32)
-  t931 = prims.convert_element_type(t923, dtypes.float32)
-  t937 = prims.mul(t931, t934)
-  t941 = prims.convert_element_type(t937, dtypes.bfloat16)
-  return (t872, t908, t941, )
+  t2141 = prims.reshape(t6719, (4, 2048, 2048, ))
+  t1797 = prims.reshape(t6714, (4, 2048, 2048, ))
+  t2146 = prims.convert_element_type(t2141, dtypes.float32)
+  t2143 = prims.convert_element_type(t1797, dtypes.float32)
+  t2149 = prims.add(t2143, t2146)
+  t2151 = prims.convert_element_type(t2149, dtypes.bfloat16)
+  t2154 = prims.convert_element_type(t2151, dtypes.float32)
+  t2157 = prims.pow(t2154, 2.0)
+  t2165 = prims.reshape(t2157, (4, 2048, 2048, ))
+  t2167 = prims.sum(t2165, (2, ))
+  t2171 = prims.broadcast_in_dim(t2167, [4, 2048, 1], [0, 1])
+  t2176 = prims.div(t2171, 2048.0)
+  t2183 = prims.reshape(t2176, (4, 2048, 1, ))
+  t2185 = prims.add(t2183, 1e-05)
+  t2187 = prims.rsqrt(t2185)
+  t2192 = prims.broadcast_in_dim(t2187, (4, 2048, 2048, ), (0, 1, 2, ))
+  t2198 = prims.mul(t2154, t2192)
+  t2205 = prims.broadcast_in_dim(t_model_layers_0_ffn_norm_weight, (4, 2048, 2048, ), (2, ))
+  t2202 = prims.convert_element_type(t2198, dtypes.bfloat16)
+  t2213 = prims.convert_element_type(t2205, dtypes.float32)
+  t2210 = prims.convert_element_type(t2202, dtypes.float32)
+  t2216 = prims.mul(t2210, t2213)
+  t2220 = prims.convert_element_type(t2216, dtypes.bfloat16)
+  return (t2151, t2187, t2220, )

@@ -1,19 +1,21 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse6 and 1 more of its form
-def viewfuse6(t1870, t1871):
-  # t1870: "cpu bf16[4, 2048, 5632]"
-  # t1871: "cpu bf16[4, 2048, 5632]"
-  t953 = prims.convert_element_type(t1870, dtypes.float32)
-  t954 = prims.neg(t953)
-  t955 = prims.exp(t954)
-  t956 = prims.add(1.0, t955)
-  t957 = prims.reciprocal(t956)
-  t958 = prims.convert_element_type(t957, dtypes.bfloat16)
-  t959 = prims.convert_element_type(t1870, dtypes.float32)
-  t960 = prims.convert_element_type(t958, dtypes.float32)
-  t961 = prims.mul(t959, t960)
-  t962 = prims.convert_element_type(t961, dtypes.bfloat16)
-  t1006 = prims.convert_element_type(t1871, dtypes.float32)
-  t1003 = prims.convert_element_type(t962, dtypes.float32)
-  t1009 = prims.mul(t1003, t1006)
-  t1013 = prims.convert_element_type(t1009, dtypes.bfloat16)
-  return (t1013, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse6 and the regions of its form: 1 kernel(s)
+# layout t6720: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+# layout t6721: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+def viewfuse6(t6720, t6721):
+  # t6720: "cpu bf16[4, 2048, 5632]"
+  # t6721: "cpu bf16[4, 2048, 5632]"
+  t2232 = prims.convert_element_type(t6720, dtypes.float32)
+  t2233 = prims.neg(t2232)
+  t2234 = prims.exp(t2233)
+  t2235 = prims.add(1.0, t2234)
+  t2236 = prims.reciprocal(t2235)
+  t2237 = prims.convert_element_type(t2236, dtypes.bfloat16)
+  t2238 = prims.convert_element_type(t6720, dtypes.float32)
+  t2239 = prims.convert_element_type(t2237, dtypes.float32)
+  t2240 = prims.mul(t2238, t2239)
+  t2241 = prims.convert_element_type(t2240, dtypes.bfloat16)
+  t2285 = prims.convert_element_type(t6721, dtypes.float32)
+  t2282 = prims.convert_element_type(t2241, dtypes.float32)
+  t2288 = prims.mul(t2282, t2285)
+  t2292 = prims.convert_element_type(t2288, dtypes.bfloat16)
+  return (t2292, )

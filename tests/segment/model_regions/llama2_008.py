@@ -1,15 +1,17 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse16 and 0 more of its form
-def viewfuse16(t1882, t1675):
-  # t1882: "cpu bf16[8192, 1]"
-  # t1675: "cpu b8[8192, 1]"
-  t1679 = prims.convert_element_type(t1882, dtypes.float32)
-  t1680 = prims.sum(t1679, (0, 1, ))
-  t1681 = prims.convert_element_type(t1680, dtypes.bfloat16)
-  t1682 = prims.convert_element_type(t1675, dtypes.int64)
-  t1683 = prims.sum(t1682, (0, 1, ))
-  t1684 = prims.reshape(t1683, ())
-  t1685 = prims.convert_element_type(t1681, dtypes.float32)
-  t1686 = prims.convert_element_type(t1684, dtypes.float32)
-  t1687 = prims.div(t1685, t1686)
-  t1688 = prims.convert_element_type(t1687, dtypes.bfloat16)
-  return (t1684, t1688, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse58 and the regions of its form: 1 kernel(s)
+# layout t6780: sizes [8192, 1] strides [1, 1] offset 0
+# layout t6038: sizes [8192, 1] strides [1, 1] offset 0
+def viewfuse58(t6780, t6038):
+  # t6780: "cpu bf16[8192, 1]"
+  # t6038: "cpu b8[8192, 1]"
+  t6042 = prims.convert_element_type(t6780, dtypes.float32)
+  t6043 = prims.sum(t6042, (0, 1, ))
+  t6044 = prims.convert_element_type(t6043, dtypes.bfloat16)
+  t6045 = prims.convert_element_type(t6038, dtypes.int64)
+  t6046 = prims.sum(t6045, (0, 1, ))
+  t6047 = prims.reshape(t6046, ())
+  t6048 = prims.convert_element_type(t6044, dtypes.float32)
+  t6049 = prims.convert_element_type(t6047, dtypes.float32)
+  t6050 = prims.div(t6048, t6049)
+  t6051 = prims.convert_element_type(t6050, dtypes.bfloat16)
+  return (t6047, t6051, )

@@ -1,10 +1,13 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse18 and 0 more of its form
-def viewfuse18(t1884, t1695, t1618):
-  # t1884: "cpu bf16[8192, 2048]"
-  # t1695: "cpu bf16[4, 2048, 32000]"
-  # t1618: "cpu bf16[4, 2048, 2048]"
-  t1625 = prims.reshape(t1884, (4, 2048, 2048, ))
-  t1626 = prims.reshape(t1695, (8192, 32000, ))
-  t1627 = prims.transpose(t1626, (1, 0, ))
-  t1628 = prims.reshape(t1618, (8192, 2048, ))
-  return (t1625, t1627, t1628, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse60 and the regions of its form: 0 kernel(s)
+# layout t6782: sizes [8192, 2048] strides [2048, 1] offset 0
+# layout t5995: sizes [4, 2048, 32000] strides [65536000, 32000, 1] offset 0
+# layout t5981: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+def viewfuse60(t6782, t5995, t5981):
+  # t6782: "cpu bf16[8192, 2048]"
+  # t5995: "cpu bf16[4, 2048, 32000]"
+  # t5981: "cpu bf16[4, 2048, 2048]"
+  t5988 = prims.reshape(t6782, (4, 2048, 2048, ))
+  t5989 = prims.reshape(t5995, (8192, 32000, ))
+  t5990 = prims.transpose(t5989, (1, 0, ))
+  t5991 = prims.reshape(t5981, (8192, 2048, ))
+  return (t5988, t5990, t5991, )

@@ -1,10 +1,13 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse20 and 1 more of its form
-def viewfuse20(t1886, t1546, t1527):
-  # t1886: "cpu bf16[8192, 5632]"
-  # t1546: "cpu bf16[4, 2048, 2048]"
-  # t1527: "cpu bf16[4, 2048, 5632]"
-  t1534 = prims.reshape(t1886, (4, 2048, 5632, ))
-  t1535 = prims.reshape(t1546, (8192, 2048, ))
-  t1536 = prims.transpose(t1535, (1, 0, ))
-  t1537 = prims.reshape(t1527, (8192, 5632, ))
-  return (t1534, t1536, t1537, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse62 and the regions of its form: 0 kernel(s)
+# layout t6784: sizes [8192, 5632] strides [5632, 1] offset 0
+# layout t5909: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t5890: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+def viewfuse62(t6784, t5909, t5890):
+  # t6784: "cpu bf16[8192, 5632]"
+  # t5909: "cpu bf16[4, 2048, 2048]"
+  # t5890: "cpu bf16[4, 2048, 5632]"
+  t5897 = prims.reshape(t6784, (4, 2048, 5632, ))
+  t5898 = prims.reshape(t5909, (8192, 2048, ))
+  t5899 = prims.transpose(t5898, (1, 0, ))
+  t5900 = prims.reshape(t5890, (8192, 5632, ))
+  return (t5897, t5899, t5900, )

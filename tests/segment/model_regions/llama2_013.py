@@ -1,24 +1,27 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse21 and 1 more of its form
-def viewfuse21(t1878, t1534, t1879):
-  # t1878: "cpu bf16[4, 2048, 5632]"
-  # t1534: "cpu bf16[4, 2048, 5632]"
-  # t1879: "cpu bf16[4, 2048, 5632]"
-  t1467 = prims.convert_element_type(t1878, dtypes.float32)
-  t1468 = prims.neg(t1467)
-  t1469 = prims.exp(t1468)
-  t1470 = prims.add(1.0, t1469)
-  t1471 = prims.reciprocal(t1470)
-  t1472 = prims.convert_element_type(t1471, dtypes.bfloat16)
-  t1473 = prims.convert_element_type(t1878, dtypes.float32)
-  t1474 = prims.convert_element_type(t1472, dtypes.float32)
-  t1475 = prims.mul(t1473, t1474)
-  t1476 = prims.convert_element_type(t1475, dtypes.bfloat16)
-  t1529 = prims.convert_element_type(t1534, dtypes.float32)
-  t1517 = prims.convert_element_type(t1476, dtypes.float32)
-  t1526 = prims.mul(t1517, t1529)
-  t1520 = prims.convert_element_type(t1879, dtypes.float32)
-  t1522 = prims.convert_element_type(t1526, dtypes.bfloat16)
-  t1525 = prims.mul(t1520, t1529)
-  t1510 = prims.reshape(t1522, (8192, 5632, ))
-  t1519 = prims.convert_element_type(t1525, dtypes.bfloat16)
-  return (t1522, t1510, t1519, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse63 and the regions of its form: 1 kernel(s)
+# layout t6776: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+# layout t5897: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+# layout t6777: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+def viewfuse63(t6776, t5897, t6777):
+  # t6776: "cpu bf16[4, 2048, 5632]"
+  # t5897: "cpu bf16[4, 2048, 5632]"
+  # t6777: "cpu bf16[4, 2048, 5632]"
+  t5830 = prims.convert_element_type(t6776, dtypes.float32)
+  t5831 = prims.neg(t5830)
+  t5832 = prims.exp(t5831)
+  t5833 = prims.add(1.0, t5832)
+  t5834 = prims.reciprocal(t5833)
+  t5835 = prims.convert_element_type(t5834, dtypes.bfloat16)
+  t5836 = prims.convert_element_type(t6776, dtypes.float32)
+  t5837 = prims.convert_element_type(t5835, dtypes.float32)
+  t5838 = prims.mul(t5836, t5837)
+  t5839 = prims.convert_element_type(t5838, dtypes.bfloat16)
+  t5892 = prims.convert_element_type(t5897, dtypes.float32)
+  t5880 = prims.convert_element_type(t5839, dtypes.float32)
+  t5889 = prims.mul(t5880, t5892)
+  t5883 = prims.convert_element_type(t6777, dtypes.float32)
+  t5885 = prims.convert_element_type(t5889, dtypes.bfloat16)
+  t5888 = prims.mul(t5883, t5892)
+  t5873 = prims.reshape(t5885, (8192, 5632, ))
+  t5882 = prims.convert_element_type(t5888, dtypes.bfloat16)
+  return (t5885, t5873, t5882, )

@@ -1,10 +1,13 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse22 and 3 more of its form
-def viewfuse22(t1888, t1522, t1455):
-  # t1888: "cpu bf16[8192, 2048]"
-  # t1522: "cpu bf16[4, 2048, 5632]"
-  # t1455: "cpu bf16[4, 2048, 2048]"
-  t1512 = prims.reshape(t1888, (4, 2048, 2048, ))
-  t1513 = prims.reshape(t1522, (8192, 5632, ))
-  t1514 = prims.transpose(t1513, (1, 0, ))
-  t1515 = prims.reshape(t1455, (8192, 2048, ))
-  return (t1512, t1514, t1515, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse64 and the regions of its form: 0 kernel(s)
+# layout t6786: sizes [8192, 2048] strides [2048, 1] offset 0
+# layout t5885: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+# layout t5818: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+def viewfuse64(t6786, t5885, t5818):
+  # t6786: "cpu bf16[8192, 2048]"
+  # t5885: "cpu bf16[4, 2048, 5632]"
+  # t5818: "cpu bf16[4, 2048, 2048]"
+  t5875 = prims.reshape(t6786, (4, 2048, 2048, ))
+  t5876 = prims.reshape(t5885, (8192, 5632, ))
+  t5877 = prims.transpose(t5876, (1, 0, ))
+  t5878 = prims.reshape(t5818, (8192, 2048, ))
+  return (t5875, t5877, t5878, )

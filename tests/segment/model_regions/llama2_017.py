@@ -1,10 +1,13 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse26 and 1 more of its form
-def viewfuse26(t1892, t1383, t1364):
-  # t1892: "cpu bf16[8192, 2048]"
-  # t1383: "cpu bf16[4, 2048, 2048]"
-  # t1364: "cpu bf16[4, 2048, 2048]"
-  t1371 = prims.reshape(t1892, (4, 2048, 2048, ))
-  t1372 = prims.reshape(t1383, (8192, 2048, ))
-  t1373 = prims.transpose(t1372, (1, 0, ))
-  t1374 = prims.reshape(t1364, (8192, 2048, ))
-  return (t1373, t1374, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse68 and the regions of its form: 0 kernel(s)
+# layout t6790: sizes [8192, 2048] strides [2048, 1] offset 0
+# layout t5746: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t5727: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+def viewfuse68(t6790, t5746, t5727):
+  # t6790: "cpu bf16[8192, 2048]"
+  # t5746: "cpu bf16[4, 2048, 2048]"
+  # t5727: "cpu bf16[4, 2048, 2048]"
+  t5734 = prims.reshape(t6790, (4, 2048, 2048, ))
+  t5735 = prims.reshape(t5746, (8192, 2048, ))
+  t5736 = prims.transpose(t5735, (1, 0, ))
+  t5737 = prims.reshape(t5727, (8192, 2048, ))
+  return (t5736, t5737, )

@@ -1,7 +1,8 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse27 and 1 more of its form
-def viewfuse27(t1892):
-  # t1892: "cpu bf16[8192, 2048]"
-  t1371 = prims.reshape(t1892, (4, 2048, 2048, ))
-  t1366 = prims.reshape(t1371, (4, 2048, 16, 128, ))
-  t1361 = prims.transpose(t1366, (0, 2, 1, 3, ))
-  return (t1361, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse69 and the regions of its form: 0 kernel(s)
+# layout t6790: sizes [8192, 2048] strides [2048, 1] offset 0
+def viewfuse69(t6790):
+  # t6790: "cpu bf16[8192, 2048]"
+  t5734 = prims.reshape(t6790, (4, 2048, 2048, ))
+  t5729 = prims.reshape(t5734, (4, 2048, 16, 128, ))
+  t5724 = prims.transpose(t5729, (0, 2, 1, 3, ))
+  return (t5724, )

@@ -1,5 +1,6 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse30 and 1 more of its form
-def viewfuse30(t1139):
-  # t1139: "cpu bf16[4, 2048, 2048]"
-  t1118 = prims.reshape(t1139, (8192, 2048, ))
-  return (t1118, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse72 and the regions of its form: 0 kernel(s)
+# layout t5502: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+def viewfuse72(t5502):
+  # t5502: "cpu bf16[4, 2048, 2048]"
+  t5481 = prims.reshape(t5502, (8192, 2048, ))
+  return (t5481, )

@@ -1,10 +1,13 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse31 and 3 more of its form
-def viewfuse31(t1896, t1139, t1104):
-  # t1896: "cpu bf16[8192, 2048]"
-  # t1139: "cpu bf16[4, 2048, 2048]"
-  # t1104: "cpu bf16[4, 2048, 2048]"
-  t1120 = prims.reshape(t1896, (4, 2048, 2048, ))
-  t1121 = prims.reshape(t1139, (8192, 2048, ))
-  t1122 = prims.transpose(t1121, (1, 0, ))
-  t1123 = prims.reshape(t1104, (8192, 2048, ))
-  return (t1120, t1122, t1123, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse73 and the regions of its form: 0 kernel(s)
+# layout t6794: sizes [8192, 2048] strides [2048, 1] offset 0
+# layout t5502: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t5467: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+def viewfuse73(t6794, t5502, t5467):
+  # t6794: "cpu bf16[8192, 2048]"
+  # t5502: "cpu bf16[4, 2048, 2048]"
+  # t5467: "cpu bf16[4, 2048, 2048]"
+  t5483 = prims.reshape(t6794, (4, 2048, 2048, ))
+  t5484 = prims.reshape(t5502, (8192, 2048, ))
+  t5485 = prims.transpose(t5484, (1, 0, ))
+  t5486 = prims.reshape(t5467, (8192, 2048, ))
+  return (t5483, t5485, t5486, )

@@ -1,12 +1,15 @@
-# llama2 step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse32 and 1 more of its form
-def viewfuse32(t1894, t1136, t1120):
-  # t1894: "cpu bf16[8192, 2048]"
-  # t1136: "cpu bf16[4, 2048, 2048]"
-  # t1120: "cpu bf16[4, 2048, 2048]"
-  t1129 = prims.reshape(t1894, (4, 2048, 2048, ))
-  t1109 = prims.reshape(t1136, (8192, 2048, ))
-  t1736 = prims.convert_element_type(t1129, dtypes.float32)
-  t1737 = prims.convert_element_type(t1120, dtypes.float32)
-  t1738 = prims.add(t1736, t1737)
-  t1739 = prims.convert_element_type(t1738, dtypes.bfloat16)
-  return (t1109, t1739, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse74 and the regions of its form: 1 kernel(s)
+# layout t6792: sizes [8192, 2048] strides [2048, 1] offset 0
+# layout t5499: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t5483: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+def viewfuse74(t6792, t5499, t5483):
+  # t6792: "cpu bf16[8192, 2048]"
+  # t5499: "cpu bf16[4, 2048, 2048]"
+  # t5483: "cpu bf16[4, 2048, 2048]"
+  t5492 = prims.reshape(t6792, (4, 2048, 2048, ))
+  t5472 = prims.reshape(t5499, (8192, 2048, ))
+  t6094 = prims.convert_element_type(t5492, dtypes.float32)
+  t6095 = prims.convert_element_type(t5483, dtypes.float32)
+  t6096 = prims.add(t6094, t6095)
+  t6097 = prims.convert_element_type(t6096, dtypes.bfloat16)
+  return (t5472, t6097, )

@@ -1,34 +1,38 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse0 and 0 more of its form
-def viewfuse0(t1632, t1631, t_model_transformer_h_0_ln_1_weight, t_model_transformer_h_0_ln_1_bias):
-  # t1632: "cpu bf16[1024, 768]"
-  # t1631: "cpu bf16[8, 1024, 768]"
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse0 and the regions of its form: 1 kernel(s)
+# layout t7917: sizes [1024, 768] strides [768, 1] offset 0
+# layout t7916: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout t_model_transformer_h_0_ln_1_weight: sizes [768] strides [1] offset 0
+# layout t_model_transformer_h_0_ln_1_bias: sizes [768] strides [1] offset 0
+def viewfuse0(t7917, t7916, t_model_transformer_h_0_ln_1_weight, t_model_transformer_h_0_ln_1_bias):
+  # t7917: "cpu bf16[1024, 768]"
+  # t7916: "cpu bf16[8, 1024, 768]"
   # t_model_transformer_h_0_ln_1_weight: "cpu bf16[768]"
   # t_model_transformer_h_0_ln_1_bias: "cpu bf16[768]"
-  t510 = prims.broadcast_in_dim(t1632, (8, 1024, 768, ), (1, 2, ))
-  t515 = prims.convert_element_type(t1631, dtypes.float32)
-  t518 = prims.convert_element_type(t510, dtypes.float32)
-  t521 = prims.add(t515, t518)
-  t523 = prims.convert_element_type(t521, dtypes.bfloat16)
-  t526 = prims.reshape(t523, (8, 1024, 768, ))
-  t528 = prims.convert_element_type(t526, dtypes.float32)
-  t531 = prims.reshape(t528, (8, 1024, 768, ))
-  (t535, t536) = prims.var_mean(t531, (2, ), correction=0)
-  t551 = prims.broadcast_in_dim(t535, [8, 1024, 1], [0, 1])
-  t556 = prims.broadcast_in_dim(t536, [8, 1024, 1], [0, 1])
-  t561 = prims.reshape(t551, (8, 1024, 1, ))
-  t563 = prims.reshape(t556, (8, 1024, 1, ))
-  t565 = prims.add(t561, 1e-05)
-  t567 = prims.rsqrt(t565)
-  t572 = prims.broadcast_in_dim(t563, (8, 1024, 768, ), (0, 1, 2, ))
-  t578 = prims.convert_element_type(t526, dtypes.float32)
-  t581 = prims.sub(t578, t572)
-  t584 = prims.broadcast_in_dim(t567, (8, 1024, 768, ), (0, 1, 2, ))
-  t590 = prims.mul(t581, t584)
-  t594 = prims.broadcast_in_dim(t_model_transformer_h_0_ln_1_weight, (8, 1024, 768, ), (2, ))
-  t599 = prims.convert_element_type(t594, dtypes.float32)
-  t602 = prims.mul(t590, t599)
-  t606 = prims.broadcast_in_dim(t_model_transformer_h_0_ln_1_bias, (8, 1024, 768, ), (2, ))
-  t611 = prims.convert_element_type(t606, dtypes.float32)
-  t614 = prims.add(t602, t611)
-  t616 = prims.convert_element_type(t614, dtypes.bfloat16)
-  return (t526, t536, t567, t616, )
+  t2240 = prims.broadcast_in_dim(t7917, (8, 1024, 768, ), (1, 2, ))
+  t2245 = prims.convert_element_type(t7916, dtypes.float32)
+  t2248 = prims.convert_element_type(t2240, dtypes.float32)
+  t2251 = prims.add(t2245, t2248)
+  t2253 = prims.convert_element_type(t2251, dtypes.bfloat16)
+  t2256 = prims.reshape(t2253, (8, 1024, 768, ))
+  t2258 = prims.convert_element_type(t2256, dtypes.float32)
+  t2261 = prims.reshape(t2258, (8, 1024, 768, ))
+  (t2265, t2266) = prims.var_mean(t2261, (2, ), correction=0)
+  t2281 = prims.broadcast_in_dim(t2265, [8, 1024, 1], [0, 1])
+  t2286 = prims.broadcast_in_dim(t2266, [8, 1024, 1], [0, 1])
+  t2291 = prims.reshape(t2281, (8, 1024, 1, ))
+  t2293 = prims.reshape(t2286, (8, 1024, 1, ))
+  t2295 = prims.add(t2291, 1e-05)
+  t2297 = prims.rsqrt(t2295)
+  t2302 = prims.broadcast_in_dim(t2293, (8, 1024, 768, ), (0, 1, 2, ))
+  t2308 = prims.convert_element_type(t2256, dtypes.float32)
+  t2311 = prims.sub(t2308, t2302)
+  t2314 = prims.broadcast_in_dim(t2297, (8, 1024, 768, ), (0, 1, 2, ))
+  t2320 = prims.mul(t2311, t2314)
+  t2324 = prims.broadcast_in_dim(t_model_transformer_h_0_ln_1_weight, (8, 1024, 768, ), (2, ))
+  t2329 = prims.convert_element_type(t2324, dtypes.float32)
+  t2332 = prims.mul(t2320, t2329)
+  t2336 = prims.broadcast_in_dim(t_model_transformer_h_0_ln_1_bias, (8, 1024, 768, ), (2, ))
+  t2341 = prims.convert_element_type(t2336, dtypes.float32)
+  t2344 = prims.add(t2332, t2341)
+  t2346 = prims.convert_element_type(t2344, dtypes.bfloat16)
+  return (t2256, t2266, t2297, t2346, )

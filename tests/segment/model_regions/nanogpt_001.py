@@ -1,13 +1,14 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse1 and 1 more of its form
-def viewfuse1(t1633):
-  # t1633: "cpu bf16[8, 1024, 2304]"
-  t637 = prims.slice_prim(t1633, [0, 0, 0], [8, 1024, 768], [1, 1, 1])
-  t638 = prims.slice_prim(t1633, [0, 0, 768], [8, 1024, 1536], [1, 1, 1])
-  t639 = prims.slice_prim(t1633, [0, 0, 1536], [8, 1024, 2304], [1, 1, 1])
-  t644 = prims.reshape(t638, (8, 1024, 12, 64, ))
-  t647 = prims.transpose(t644, (0, 2, 1, 3, ))
-  t650 = prims.reshape(t637, (8, 1024, 12, 64, ))
-  t653 = prims.transpose(t650, (0, 2, 1, 3, ))
-  t656 = prims.reshape(t639, (8, 1024, 12, 64, ))
-  t659 = prims.transpose(t656, (0, 2, 1, 3, ))
-  return (t647, t653, t659, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse1 and the regions of its form: 0 kernel(s)
+# layout t7918: sizes [8, 1024, 2304] strides [2359296, 2304, 1] offset 0
+def viewfuse1(t7918):
+  # t7918: "cpu bf16[8, 1024, 2304]"
+  t2367 = prims.slice_prim(t7918, [0, 0, 0], [8, 1024, 768], [1, 1, 1])
+  t2368 = prims.slice_prim(t7918, [0, 0, 768], [8, 1024, 1536], [1, 1, 1])
+  t2369 = prims.slice_prim(t7918, [0, 0, 1536], [8, 1024, 2304], [1, 1, 1])
+  t2374 = prims.reshape(t2368, (8, 1024, 12, 64, ))
+  t2377 = prims.transpose(t2374, (0, 2, 1, 3, ))
+  t2380 = prims.reshape(t2367, (8, 1024, 12, 64, ))
+  t2383 = prims.transpose(t2380, (0, 2, 1, 3, ))
+  t2386 = prims.reshape(t2369, (8, 1024, 12, 64, ))
+  t2389 = prims.transpose(t2386, (0, 2, 1, 3, ))
+  return (t2377, t2383, t2389, )

@@ -1,5 +1,6 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse2 and 1 more of its form
-def viewfuse2(t662):
-  # t662: "cpu bf16[8, 12, 1024, 64]"
-  t673 = prims.transpose(t662, (0, 2, 1, 3, ))
-  return (t673, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse2 and the regions of its form: 0 kernel(s)
+# layout t2392: sizes [8, 12, 1024, 64] strides [786432, 64, 768, 1] offset 0
+def viewfuse2(t2392):
+  # t2392: "cpu bf16[8, 12, 1024, 64]"
+  t2403 = prims.transpose(t2392, (0, 2, 1, 3, ))
+  return (t2403, )

@@ -1,15 +1,17 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse14 and 0 more of its form
-def viewfuse14(t1644, t1501):
-  # t1644: "cpu bf16[8192, 1]"
-  # t1501: "cpu b8[8192, 1]"
-  t1505 = prims.convert_element_type(t1644, dtypes.float32)
-  t1506 = prims.sum(t1505, (0, 1, ))
-  t1507 = prims.convert_element_type(t1506, dtypes.bfloat16)
-  t1508 = prims.convert_element_type(t1501, dtypes.int64)
-  t1509 = prims.sum(t1508, (0, 1, ))
-  t1510 = prims.reshape(t1509, ())
-  t1511 = prims.convert_element_type(t1507, dtypes.float32)
-  t1512 = prims.convert_element_type(t1510, dtypes.float32)
-  t1513 = prims.div(t1511, t1512)
-  t1514 = prims.convert_element_type(t1513, dtypes.bfloat16)
-  return (t1510, t1514, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse74 and the regions of its form: 1 kernel(s)
+# layout t7979: sizes [8192, 1] strides [1, 1] offset 0
+# layout t7341: sizes [8192, 1] strides [1, 1] offset 0
+def viewfuse74(t7979, t7341):
+  # t7979: "cpu bf16[8192, 1]"
+  # t7341: "cpu b8[8192, 1]"
+  t7345 = prims.convert_element_type(t7979, dtypes.float32)
+  t7346 = prims.sum(t7345, (0, 1, ))
+  t7347 = prims.convert_element_type(t7346, dtypes.bfloat16)
+  t7348 = prims.convert_element_type(t7341, dtypes.int64)
+  t7349 = prims.sum(t7348, (0, 1, ))
+  t7350 = prims.reshape(t7349, ())
+  t7351 = prims.convert_element_type(t7347, dtypes.float32)
+  t7352 = prims.convert_element_type(t7350, dtypes.float32)
+  t7353 = prims.div(t7351, t7352)
+  t7354 = prims.convert_element_type(t7353, dtypes.bfloat16)
+  return (t7350, t7354, )

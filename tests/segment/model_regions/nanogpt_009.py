@@ -1,10 +1,13 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse16 and 0 more of its form
-def viewfuse16(t1646, t1521, t1438):
-  # t1646: "cpu bf16[8192, 768]"
-  # t1521: "cpu bf16[8, 1024, 50304]"
-  # t1438: "cpu bf16[8, 1024, 768]"
-  t1451 = prims.reshape(t1646, (8, 1024, 768, ))
-  t1452 = prims.reshape(t1521, (8192, 50304, ))
-  t1453 = prims.transpose(t1452, (1, 0, ))
-  t1454 = prims.reshape(t1438, (8192, 768, ))
-  return (t1451, t1453, t1454, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse76 and the regions of its form: 0 kernel(s)
+# layout t7981: sizes [8192, 768] strides [768, 1] offset 0
+# layout t7298: sizes [8, 1024, 50304] strides [51511296, 50304, 1] offset 0
+# layout t7278: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+def viewfuse76(t7981, t7298, t7278):
+  # t7981: "cpu bf16[8192, 768]"
+  # t7298: "cpu bf16[8, 1024, 50304]"
+  # t7278: "cpu bf16[8, 1024, 768]"
+  t7291 = prims.reshape(t7981, (8, 1024, 768, ))
+  t7292 = prims.reshape(t7298, (8192, 50304, ))
+  t7293 = prims.transpose(t7292, (1, 0, ))
+  t7294 = prims.reshape(t7278, (8192, 768, ))
+  return (t7291, t7293, t7294, )

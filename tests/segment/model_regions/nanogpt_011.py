@@ -1,10 +1,13 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse18 and 1 more of its form
-def viewfuse18(t1648, t1344, t1322):
-  # t1648: "cpu bf16[8192, 3072]"
-  # t1344: "cpu bf16[8, 1024, 768]"
-  # t1322: "cpu bf16[8, 1024, 3072]"
-  t1329 = prims.reshape(t1648, (8, 1024, 3072, ))
-  t1330 = prims.reshape(t1344, (8192, 768, ))
-  t1331 = prims.transpose(t1330, (1, 0, ))
-  t1332 = prims.reshape(t1322, (8192, 3072, ))
-  return (t1329, t1331, t1332, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse78 and the regions of its form: 0 kernel(s)
+# layout t7983: sizes [8192, 3072] strides [3072, 1] offset 0
+# layout t7184: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout t7162: sizes [8, 1024, 3072] strides [3145728, 3072, 1] offset 0
+def viewfuse78(t7983, t7184, t7162):
+  # t7983: "cpu bf16[8192, 3072]"
+  # t7184: "cpu bf16[8, 1024, 768]"
+  # t7162: "cpu bf16[8, 1024, 3072]"
+  t7169 = prims.reshape(t7983, (8, 1024, 3072, ))
+  t7170 = prims.reshape(t7184, (8192, 768, ))
+  t7171 = prims.transpose(t7170, (1, 0, ))
+  t7172 = prims.reshape(t7162, (8192, 3072, ))
+  return (t7169, t7171, t7172, )

@@ -1,10 +1,13 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse20 and 1 more of its form
-def viewfuse20(t1650, t1541, t1205):
-  # t1650: "cpu bf16[8192, 768]"
-  # t1541: "cpu bf16[8, 1024, 3072]"
-  # t1205: "cpu bf16[8, 1024, 768]"
-  t1218 = prims.reshape(t1650, (8, 1024, 768, ))
-  t1219 = prims.reshape(t1541, (8192, 3072, ))
-  t1220 = prims.transpose(t1219, (1, 0, ))
-  t1221 = prims.reshape(t1205, (8192, 768, ))
-  return (t1218, t1220, t1221, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse80 and the regions of its form: 0 kernel(s)
+# layout t7985: sizes [8192, 768] strides [768, 1] offset 0
+# layout t7376: sizes [8, 1024, 3072] strides [3145728, 3072, 1] offset 0
+# layout t7045: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+def viewfuse80(t7985, t7376, t7045):
+  # t7985: "cpu bf16[8192, 768]"
+  # t7376: "cpu bf16[8, 1024, 3072]"
+  # t7045: "cpu bf16[8, 1024, 768]"
+  t7058 = prims.reshape(t7985, (8, 1024, 768, ))
+  t7059 = prims.reshape(t7376, (8192, 3072, ))
+  t7060 = prims.transpose(t7059, (1, 0, ))
+  t7061 = prims.reshape(t7045, (8192, 768, ))
+  return (t7058, t7060, t7061, )

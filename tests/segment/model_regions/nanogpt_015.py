@@ -1,10 +1,13 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse22 and 1 more of its form
-def viewfuse22(t1652, t1111, t1089):
-  # t1652: "cpu bf16[8192, 768]"
-  # t1111: "cpu bf16[8, 1024, 768]"
-  # t1089: "cpu bf16[8, 1024, 768]"
-  t1096 = prims.reshape(t1652, (8, 1024, 768, ))
-  t1097 = prims.reshape(t1111, (8192, 768, ))
-  t1098 = prims.transpose(t1097, (1, 0, ))
-  t1099 = prims.reshape(t1089, (8192, 768, ))
-  return (t1098, t1099, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse82 and the regions of its form: 0 kernel(s)
+# layout t7987: sizes [8192, 768] strides [768, 1] offset 0
+# layout t6951: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout t6929: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+def viewfuse82(t7987, t6951, t6929):
+  # t7987: "cpu bf16[8192, 768]"
+  # t6951: "cpu bf16[8, 1024, 768]"
+  # t6929: "cpu bf16[8, 1024, 768]"
+  t6936 = prims.reshape(t7987, (8, 1024, 768, ))
+  t6937 = prims.reshape(t6951, (8192, 768, ))
+  t6938 = prims.transpose(t6937, (1, 0, ))
+  t6939 = prims.reshape(t6929, (8192, 768, ))
+  return (t6938, t6939, )

@@ -1,11 +1,13 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse23 and 1 more of its form
-def viewfuse23(t1652, t1111):
-  # t1652: "cpu bf16[8192, 768]"
-  # t1111: "cpu bf16[8, 1024, 768]"
-  t1096 = prims.reshape(t1652, (8, 1024, 768, ))
-  t1091 = prims.reshape(t1096, (8, 1024, 12, 64, ))
-  t1086 = prims.transpose(t1091, (0, 2, 1, 3, ))
-  t1101 = prims.convert_element_type(t1111, dtypes.float32)
-  t1102 = prims.sum(t1101, (0, 1, ))
-  t1103 = prims.convert_element_type(t1102, dtypes.bfloat16)
-  return (t1103, t1086, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse83 and the regions of its form: 2 kernel(s)
+# layout t7987: sizes [8192, 768] strides [768, 1] offset 0
+# layout t6951: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+def viewfuse83(t7987, t6951):
+  # t7987: "cpu bf16[8192, 768]"
+  # t6951: "cpu bf16[8, 1024, 768]"
+  t6936 = prims.reshape(t7987, (8, 1024, 768, ))
+  t6931 = prims.reshape(t6936, (8, 1024, 12, 64, ))
+  t6926 = prims.transpose(t6931, (0, 2, 1, 3, ))
+  t6941 = prims.convert_element_type(t6951, dtypes.float32)
+  t6942 = prims.sum(t6941, (0, 1, ))
+  t6943 = prims.convert_element_type(t6942, dtypes.bfloat16)
+  return (t6943, t6926, )

@@ -1,14 +1,17 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse24 and 1 more of its form
-def viewfuse24(t1083, t1081, t1082):
-  # t1083: "cpu bf16[8, 12, 1024, 64]"
-  # t1081: "cpu bf16[8, 12, 1024, 64]"
-  # t1082: "cpu bf16[8, 12, 1024, 64]"
-  t1072 = prims.transpose(t1083, (0, 2, 1, 3, ))
-  t1069 = prims.reshape(t1072, (8, 1024, 768, ))
-  t1066 = prims.transpose(t1081, (0, 2, 1, 3, ))
-  t1063 = prims.reshape(t1066, (8, 1024, 768, ))
-  t1060 = prims.transpose(t1082, (0, 2, 1, 3, ))
-  t1057 = prims.reshape(t1060, (8, 1024, 768, ))
-  t1054 = prims.cat([t1063, t1057, t1069], 2)
-  t1038 = prims.reshape(t1054, (8192, 2304, ))
-  return (t1054, t1038, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse84 and the regions of its form: 1 kernel(s)
+# layout t6923: sizes [8, 12, 1024, 64] strides [786432, 64, 768, 1] offset 0
+# layout t6921: sizes [8, 12, 1024, 64] strides [786432, 64, 768, 1] offset 0
+# layout t6922: sizes [8, 12, 1024, 64] strides [786432, 64, 768, 1] offset 0
+def viewfuse84(t6923, t6921, t6922):
+  # t6923: "cpu bf16[8, 12, 1024, 64]"
+  # t6921: "cpu bf16[8, 12, 1024, 64]"
+  # t6922: "cpu bf16[8, 12, 1024, 64]"
+  t6912 = prims.transpose(t6923, (0, 2, 1, 3, ))
+  t6909 = prims.reshape(t6912, (8, 1024, 768, ))
+  t6906 = prims.transpose(t6921, (0, 2, 1, 3, ))
+  t6903 = prims.reshape(t6906, (8, 1024, 768, ))
+  t6900 = prims.transpose(t6922, (0, 2, 1, 3, ))
+  t6897 = prims.reshape(t6900, (8, 1024, 768, ))
+  t6894 = prims.cat([t6903, t6897, t6909], 2)
+  t6878 = prims.reshape(t6894, (8192, 2304, ))
+  return (t6894, t6878, )

@@ -1,10 +1,13 @@
-# nanogpt step (Thunder 0.2.6 trace captured on the CPU, contiguous inputs; 2 layers of the benchmark's config), region viewfuse25 and 1 more of its form
-def viewfuse25(t1654, t1054, t1027):
-  # t1654: "cpu bf16[8192, 768]"
-  # t1054: "cpu bf16[8, 1024, 2304]"
-  # t1027: "cpu bf16[8, 1024, 768]"
-  t1040 = prims.reshape(t1654, (8, 1024, 768, ))
-  t1041 = prims.reshape(t1054, (8192, 2304, ))
-  t1042 = prims.transpose(t1041, (1, 0, ))
-  t1043 = prims.reshape(t1027, (8192, 768, ))
-  return (t1040, t1042, t1043, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse85 and the regions of its form: 0 kernel(s)
+# layout t7989: sizes [8192, 768] strides [768, 1] offset 0
+# layout t6894: sizes [8, 1024, 2304] strides [2359296, 2304, 1] offset 0
+# layout t6867: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+def viewfuse85(t7989, t6894, t6867):
+  # t7989: "cpu bf16[8192, 768]"
+  # t6894: "cpu bf16[8, 1024, 2304]"
+  # t6867: "cpu bf16[8, 1024, 768]"
+  t6880 = prims.reshape(t7989, (8, 1024, 768, ))
+  t6881 = prims.reshape(t6894, (8192, 2304, ))
+  t6882 = prims.transpose(t6881, (1, 0, ))
+  t6883 = prims.reshape(t6867, (8192, 768, ))
+  return (t6880, t6882, t6883, )
