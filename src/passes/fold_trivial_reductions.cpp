@@ -58,65 +58,56 @@ Scalar identity(OpKind op, DType dtype) {
   }
 }
 
+// The rewrite of reduction n (its fold not None), and its note.
+std::string fold_reduction(FusionRewriter& r, const Node& n) {
+  const Fold fold = fold_of(n);
+  const Value* in = n.inputs[0];
+  const std::string head = detail::concat("prims.", op_name(n.op), " ", n.output()->name, ": ");
+  if (fold == Fold::Identity) {
+    const Value* out = n.output();
+    r.replace(out, r.add(OpKind::Full, {}, FullAttrs{out->shape, identity(n.op, out->dtype), out->dtype}, out->name,
+                         n.line));
+    return head + "reduces an empty dim of " + shape_to_string(in->shape) + ", so it is full of its identity";
+  }
+  // The input without its size-1 dims; the reduced dims among the rest, renumbered.
+  const std::vector<int64_t> real = real_dims(n);
+  Shape squeezed;
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < in->rank(); ++d) {
+    if (in->shape[d] == 1) continue;
+    if (std::binary_search(real.begin(), real.end(), d)) dims.push_back(static_cast<int64_t>(squeezed.size()));
+    squeezed.push_back(in->shape[d]);
+  }
+  Value* x = r.map(in);
+  if (squeezed != in->shape) x = r.add(OpKind::Reshape, {x}, ReshapeAttrs{squeezed}, r.fresh(in->name + "_squeezed"), n.line);
+  std::vector<Value*> results;
+  if (dims.empty()) {
+    results.push_back(x);
+  } else {
+    OpAttrs attrs = DimsAttrs{dims};
+    if (is_variance(n.op)) attrs = VarAttrs{dims, n.attr<VarAttrs>().correction};
+    std::vector<std::string> names;
+    for (const Value* out : n.outputs) names.push_back(r.fresh(out->name + "_kept"));
+    const auto& outs = r.add_node(n.op, {x}, std::move(attrs), std::move(names), n.line);
+    results.assign(outs.begin(), outs.end());
+  }
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const Value* out = n.outputs[k];
+    Value* v = results[k];
+    const bool cast = v->dtype != out->dtype;
+    v = r.add(OpKind::Reshape, {v}, ReshapeAttrs{out->shape}, cast ? r.fresh(out->name + "_same") : out->name, n.line);
+    if (cast) v = r.add(OpKind::ConvertElementType, {v}, CastAttrs{out->dtype}, out->name, n.line);
+    r.replace(out, v);
+  }
+  return head + (dims.empty() ? "reduces only dims of size 1 of " + shape_to_string(in->shape) + ", so it is a reshape"
+                              : "reduces " + shape_to_string(dims) + " of " + shape_to_string(squeezed) + ", its input " +
+                                    shape_to_string(in->shape) + " without the dims of size 1");
+}
+
 }  // namespace
 
 RewrittenFusion fold_trivial_reductions(const Fusion& fusion) {
-  const bool any = std::any_of(fusion.nodes().begin(), fusion.nodes().end(),
-                               [](const auto& n) { return fold_of(*n) != Fold::None; });
-  if (!any) return {};
-  FusionRewriter r(fusion);
-  std::vector<std::string> notes;
-  for (const auto& node : fusion.nodes()) {
-    const Node& n = *node;
-    const Fold fold = fold_of(n);
-    if (fold == Fold::None) {
-      r.copy(n);
-      continue;
-    }
-    const Value* in = n.inputs[0];
-    const std::string head = detail::concat("prims.", op_name(n.op), " ", n.output()->name, ": ");
-    if (fold == Fold::Identity) {
-      const Value* out = n.output();
-      r.replace(out, r.add(OpKind::Full, {}, FullAttrs{out->shape, identity(n.op, out->dtype), out->dtype}, out->name,
-                           n.line));
-      notes.push_back(head + "reduces an empty dim of " + shape_to_string(in->shape) + ", so it is full of its identity");
-      continue;
-    }
-    // The input without its size-1 dims; the reduced dims among the rest, renumbered.
-    const std::vector<int64_t> real = real_dims(n);
-    Shape squeezed;
-    std::vector<int64_t> dims;
-    for (int64_t d = 0; d < in->rank(); ++d) {
-      if (in->shape[d] == 1) continue;
-      if (std::binary_search(real.begin(), real.end(), d)) dims.push_back(static_cast<int64_t>(squeezed.size()));
-      squeezed.push_back(in->shape[d]);
-    }
-    Value* x = r.map(in);
-    if (squeezed != in->shape) x = r.add(OpKind::Reshape, {x}, ReshapeAttrs{squeezed}, r.fresh(in->name + "_squeezed"), n.line);
-    std::vector<Value*> results;
-    if (dims.empty()) {
-      results.push_back(x);
-    } else {
-      OpAttrs attrs = DimsAttrs{dims};
-      if (is_variance(n.op)) attrs = VarAttrs{dims, n.attr<VarAttrs>().correction};
-      std::vector<std::string> names;
-      for (const Value* out : n.outputs) names.push_back(r.fresh(out->name + "_kept"));
-      const auto& outs = r.add_node(n.op, {x}, std::move(attrs), std::move(names), n.line);
-      results.assign(outs.begin(), outs.end());
-    }
-    for (size_t k = 0; k < n.outputs.size(); ++k) {
-      const Value* out = n.outputs[k];
-      Value* v = results[k];
-      const bool cast = v->dtype != out->dtype;
-      v = r.add(OpKind::Reshape, {v}, ReshapeAttrs{out->shape}, cast ? r.fresh(out->name + "_same") : out->name, n.line);
-      if (cast) v = r.add(OpKind::ConvertElementType, {v}, CastAttrs{out->dtype}, out->name, n.line);
-      r.replace(out, v);
-    }
-    notes.push_back(head + (dims.empty() ? "reduces only dims of size 1 of " + shape_to_string(in->shape) + ", so it is a reshape"
-                                         : "reduces " + shape_to_string(dims) + " of " + shape_to_string(squeezed) +
-                                               ", its input " + shape_to_string(in->shape) + " without the dims of size 1"));
-  }
-  return r.finish(std::move(notes));
+  return rewrite_nodes(fusion, [](const Node& n) { return fold_of(n) != Fold::None; }, fold_reduction);
 }
 
 }  // namespace vf

@@ -1,6 +1,7 @@
 // FusionRewriter: builds the rewritten copy of a fusion that a pass returns, node by node.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -47,5 +48,22 @@ class FusionRewriter {
   std::shared_ptr<Fusion> fusion_;
   std::unordered_map<const Value*, Value*> mapped_;
 };
+
+// The skeleton of a pass: the nodes for which applies(node) holds are rewritten by
+// rewrite(rewriter, node), which returns the note for explain; the others are copied. {} when
+// applies holds for no node.
+template <class Applies, class Rewrite>
+RewrittenFusion rewrite_nodes(const Fusion& fusion, const Applies& applies, const Rewrite& rewrite) {
+  if (std::none_of(fusion.nodes().begin(), fusion.nodes().end(), [&](const auto& n) { return applies(*n); })) return {};
+  FusionRewriter r(fusion);
+  std::vector<std::string> notes;
+  for (const auto& n : fusion.nodes()) {
+    if (applies(*n))
+      notes.push_back(rewrite(r, *n));
+    else
+      r.copy(*n);
+  }
+  return r.finish(std::move(notes));
+}
 
 }  // namespace vf

@@ -31,49 +31,41 @@ ColumnSplit split_of(const Node& n) {
   return {};
 }
 
+// The rewrite of column reduction n (its split's chunk > 0), and its note.
+std::string split_columns(FusionRewriter& r, const Node& n) {
+  const ColumnSplit s = split_of(n);
+  const Value* in = n.inputs[0];
+  const Value* out = n.output();
+  Value* x = r.map(in);
+  DType wide = in->dtype;
+  if (n.op == OpKind::Sum || n.op == OpKind::Prod) {
+    if (is_half(wide)) wide = DType::Float32;
+    if (is_integral(wide)) wide = DType::Int64;
+  }
+  if (wide != in->dtype)
+    x = r.add(OpKind::ConvertElementType, {x}, CastAttrs{wide}, r.fresh(out->name + "_wide_in"), n.line);
+  Shape chunks = in->shape;
+  chunks[static_cast<size_t>(s.k - 1)] /= s.chunk;
+  chunks.insert(chunks.begin() + s.k, s.chunk);
+  x = r.add(OpKind::Reshape, {x}, ReshapeAttrs{chunks}, r.fresh(out->name + "_chunks"), n.line);
+  const std::string partials = r.fresh(out->name + "_partial");
+  Value* partial = r.add(n.op, {x}, DimsAttrs{{s.k}}, partials, n.line);
+  std::vector<int64_t> leading;
+  for (int64_t d = 0; d < s.k; ++d) leading.push_back(d);
+  const bool narrow = wide != out->dtype;
+  Value* result = r.add(n.op, {partial}, DimsAttrs{leading}, narrow ? r.fresh(out->name + "_wide") : out->name, n.line);
+  if (narrow) result = r.add(OpKind::ConvertElementType, {result}, CastAttrs{out->dtype}, out->name, n.line);
+  r.replace(out, result);
+  return detail::concat("prims.", op_name(n.op), " ", out->name, ": ", in->numel() / out->numel(), " rows of ",
+                        shape_to_string(out->shape), ", chunks of ", s.chunk,
+                        " rows reduced where the rows are computed (partials ", partials, " ", partial->type_string(),
+                        "), then the partials");
+}
+
 }  // namespace
 
 RewrittenFusion split_column_reductions(const Fusion& fusion) {
-  const bool any = std::any_of(fusion.nodes().begin(), fusion.nodes().end(),
-                               [](const auto& n) { return split_of(*n).chunk > 0; });
-  if (!any) return {};
-  FusionRewriter r(fusion);
-  std::vector<std::string> notes;
-  for (const auto& node : fusion.nodes()) {
-    const Node& n = *node;
-    const ColumnSplit s = split_of(n);
-    if (s.chunk == 0) {
-      r.copy(n);
-      continue;
-    }
-    const Value* in = n.inputs[0];
-    const Value* out = n.output();
-    Value* x = r.map(in);
-    DType wide = in->dtype;
-    if (n.op == OpKind::Sum || n.op == OpKind::Prod) {
-      if (is_half(wide)) wide = DType::Float32;
-      if (is_integral(wide)) wide = DType::Int64;
-    }
-    if (wide != in->dtype)
-      x = r.add(OpKind::ConvertElementType, {x}, CastAttrs{wide}, r.fresh(out->name + "_wide_in"), n.line);
-    Shape chunks = in->shape;
-    chunks[static_cast<size_t>(s.k - 1)] /= s.chunk;
-    chunks.insert(chunks.begin() + s.k, s.chunk);
-    x = r.add(OpKind::Reshape, {x}, ReshapeAttrs{chunks}, r.fresh(out->name + "_chunks"), n.line);
-    const std::string partials = r.fresh(out->name + "_partial");
-    Value* partial = r.add(n.op, {x}, DimsAttrs{{s.k}}, partials, n.line);
-    std::vector<int64_t> leading;
-    for (int64_t d = 0; d < s.k; ++d) leading.push_back(d);
-    const bool narrow = wide != out->dtype;
-    Value* result = r.add(n.op, {partial}, DimsAttrs{leading}, narrow ? r.fresh(out->name + "_wide") : out->name, n.line);
-    if (narrow) result = r.add(OpKind::ConvertElementType, {result}, CastAttrs{out->dtype}, out->name, n.line);
-    r.replace(out, result);
-    notes.push_back(detail::concat("prims.", op_name(n.op), " ", out->name, ": ", in->numel() / out->numel(), " rows of ",
-                                   shape_to_string(out->shape), ", chunks of ", s.chunk,
-                                   " rows reduced where the rows are computed (partials ", partials, " ",
-                                   partial->type_string(), "), then the partials"));
-  }
-  return r.finish(std::move(notes));
+  return rewrite_nodes(fusion, [](const Node& n) { return split_of(n).chunk > 0; }, split_columns);
 }
 
 }  // namespace vf

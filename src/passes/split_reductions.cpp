@@ -27,21 +27,14 @@ Split split_of(const Node& n) {
   return s;
 }
 
-class Rewriter {
+// Rewrites split reductions into a FusionRewriter; each rewrite returns its note.
+class Splitter {
  public:
-  explicit Rewriter(const Fusion& original) : original_(original), r_(original) {}
+  explicit Splitter(FusionRewriter& r) : r_(r) {}
 
-  RewrittenFusion run() {
-    for (const auto& n : original_.nodes()) {
-      const Split s = split_of(*n);
-      if (s.chunk == 0)
-        r_.copy(*n);
-      else if (n->op == OpKind::Var || n->op == OpKind::VarMean)
-        split_variance(*n, s);
-      else
-        split(*n, s);
-    }
-    return r_.finish(std::move(notes_));
+  std::string rewrite(const Node& n) {
+    const Split s = split_of(n);
+    return n.op == OpKind::Var || n.op == OpKind::VarMean ? split_variance(n, s) : split(n, s);
   }
 
  private:
@@ -85,22 +78,22 @@ class Rewriter {
     return r_.add(OpKind::ConvertElementType, {wide}, CastAttrs{dtype}, name, line);
   }
 
-  void split(const Node& n, const Split& s) {
+  std::string split(const Node& n, const Split& s) {
     const Value* out = n.output();
     std::string partials;
     Value* result = two_stages(n.op, r_.map(n.inputs[0]), n.attr<DimsAttrs>().dims, s, out->name, out->dtype, n.line, partials);
     r_.replace(out, result);
-    notes_.push_back(detail::concat("prims.", op_name(n.op), " ", out->name, ": ", s.rows, " row(s) of ", s.row,
-                                    " elements, split into ", s.row / s.chunk, " chunks of ", s.chunk, " (partials ",
-                                    partials, (result->producer->op == OpKind::ConvertElementType ? ", float32" : ""),
-                                    ")"));
+    return detail::concat("prims.", op_name(n.op), " ", out->name, ": ", s.rows, " row(s) of ", s.row,
+                          " elements, split into ", s.row / s.chunk, " chunks of ", s.chunk, " (partials ",
+                          partials, (result->producer->op == OpKind::ConvertElementType ? ", float32" : ""),
+                          ")");
   }
 
   // var and var_mean as the kernels compute them, two passes: the mean, then the sum of squared
   // deviations from it divided by max(0, n - correction); each of the two sums in two stages (a
   // Welford merge of partial variances would need an op of its own). In float32 for the 16-bit
   // types and float32, float64 for float64.
-  void split_variance(const Node& n, const Split& s) {
+  std::string split_variance(const Node& n, const Split& s) {
     const Value* in = n.inputs[0];
     const VarAttrs& attrs = n.attr<VarAttrs>();
     const std::string& name = n.outputs[0]->name;
@@ -135,25 +128,21 @@ class Rewriter {
     Value* squares = two_stages(OpKind::Sum, square, attrs.dims, s, r_.fresh(name + "_squares"), acc, n.line, squares_partials);
     output(0, r_.add(OpKind::Div, {squares, constant(std::max(0.0, count - attrs.correction))}, {},
                      name_of(0, name + "_acc"), n.line));
-    notes_.push_back(detail::concat("prims.", op_name(n.op), " ", name, ": ", s.rows, " row(s) of ", s.row,
-                                    " elements, split into ", s.row / s.chunk, " chunks of ", s.chunk,
-                                    " (two passes: the mean's sum, partials ", sum_partials,
-                                    ", then the squared deviations' sum, partials ", squares_partials,
-                                    (acc == DType::Float32 ? "; float32" : "; float64"), ")"));
+    return detail::concat("prims.", op_name(n.op), " ", name, ": ", s.rows, " row(s) of ", s.row,
+                          " elements, split into ", s.row / s.chunk, " chunks of ", s.chunk,
+                          " (two passes: the mean's sum, partials ", sum_partials,
+                          ", then the squared deviations' sum, partials ", squares_partials,
+                          (acc == DType::Float32 ? "; float32" : "; float64"), ")");
   }
 
-  const Fusion& original_;
-  FusionRewriter r_;
-  std::vector<std::string> notes_;
+  FusionRewriter& r_;
 };
 
 }  // namespace
 
 RewrittenFusion split_long_reductions(const Fusion& fusion) {
-  const bool any = std::any_of(fusion.nodes().begin(), fusion.nodes().end(),
-                               [](const auto& n) { return split_of(*n).chunk > 0; });
-  if (!any) return {};
-  return Rewriter(fusion).run();
+  return rewrite_nodes(fusion, [](const Node& n) { return split_of(n).chunk > 0; },
+                       [](FusionRewriter& r, const Node& n) { return Splitter(r).rewrite(n); });
 }
 
 }  // namespace vf

@@ -84,49 +84,18 @@ TEST_P(ColumnReductions, RowsOfAlternatingAlignment_MatchReference) {
   EXPECT_EQ(check(f, {sliced}, 8).kernel_count(), 1);
 }
 
-// A layer norm's backward: the input gradient from two row sums, and the weight's and bias's
-// gradients summed over the rows: one pass over the rows, then the partials' kernel.
+// A layer norm's backward (tests/segment/golden/layer_norm_backward.py, 1024 rows of 64): the input
+// gradient from two row sums, and the weight's and bias's gradients summed over the rows: one pass
+// over the rows, then the partials' kernel.
 TEST_P(ColumnReductions, NormBackward_RowAndColumnSumsInOnePass) {
-  auto f = std::make_shared<Fusion>(read_trace(R"(
-def ln_backward(dy, x, mean, rstd, w):
-  # dy: "cpu bf16[4, 512, 48]"
-  # x: "cpu f32[4, 512, 48]"
-  # mean: "cpu f32[4, 512, 1]"
-  # rstd: "cpu f32[4, 512, 1]"
-  # w: "cpu bf16[48]"
-  g = prims.convert_element_type(dy, dtypes.float32)
-  mb = prims.broadcast_in_dim(mean, (4, 512, 48), (0, 1, 2))
-  rb = prims.broadcast_in_dim(rstd, (4, 512, 48), (0, 1, 2))
-  xc = prims.sub(x, mb)
-  xhat = prims.mul(xc, rb)
-  wb = prims.broadcast_in_dim(w, (4, 512, 48), (2,))
-  wf = prims.convert_element_type(wb, dtypes.float32)
-  gw = prims.mul(g, wf)
-  s1 = prims.sum(gw, (2,))
-  gwx = prims.mul(gw, xhat)
-  s2 = prims.sum(gwx, (2,))
-  b1 = prims.broadcast_in_dim(s1, (4, 512, 48), (0, 1))
-  b2 = prims.broadcast_in_dim(s2, (4, 512, 48), (0, 1))
-  n = prims.mul(gw, 48.0)
-  d1 = prims.sub(n, b1)
-  xb2 = prims.mul(xhat, b2)
-  d2 = prims.sub(d1, xb2)
-  r = prims.mul(rb, d2)
-  q = prims.div(r, 48.0)
-  dx = prims.convert_element_type(q, dtypes.bfloat16)
-  gx = prims.mul(g, xhat)
-  sw = prims.sum(gx, (0, 1))
-  dw = prims.convert_element_type(sw, dtypes.bfloat16)
-  sb = prims.sum(g, (0, 1))
-  db = prims.convert_element_type(sb, dtypes.bfloat16)
-  return (dx, dw, db)
-)"));
-  const Plan plan = check(f, random_inputs(*f, 930), 2048);
+  auto f = std::make_shared<Fusion>(
+      read_trace_file(std::string(VF_SOURCE_DIR) + "/tests/segment/golden/layer_norm_backward.py"));
+  const Plan plan = check(f, random_inputs(*f, 930), 1024);
   ASSERT_EQ(plan.kernel_count(), 2);
   EXPECT_EQ(plan.rewrites.size(), 2u);
   EXPECT_TRUE(plan.segments[0].kernel->nests[0].serial);
   EXPECT_EQ(plan.segments[0].outputs.size(), 3u);  // dx and the two partials
-  EXPECT_EQ(plan.segments[0].bytes_read, 4 * 512 * 48 * (2 + 4) + 2 * 4 * 512 * 4 + 48 * 2);
+  EXPECT_EQ(plan.segments[0].bytes_read, 1024 * 64 * (2 + 4) + 2 * 1024 * 4 + 64 * 2);  // each input once
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ColumnReductions, ::testing::Values(Device::Cpu, Device::Cuda),

@@ -39,24 +39,16 @@ def softmax(x):
   EXPECT_EQ(generated(f, Target::Cuda).entry, "vf_reduction_amax_sub_exp_sum_div");
 }
 
-TEST(KernelName, ColumnSum_OuterReduction) {
-  const Fusion f = read_trace(R"(
-def bias_grad(g):
-  # g: "cuda:0 bf16[4096, 768]"
-  a = prims.convert_element_type(g, dtypes.float32)
-  s = prims.sum(a, (0, ))
-  return s
-)");
-  EXPECT_EQ(generated(f, Target::Cuda).entry, "vf_column_reduction_sum");
-  // Too few rows to split in chunks: one outer reduction.
-  const Fusion small = read_trace(R"(
-def bias_grad(g):
-  # g: "cuda:0 bf16[64, 768]"
-  a = prims.convert_element_type(g, dtypes.float32)
-  s = prims.sum(a, (0, ))
-  return s
-)");
-  EXPECT_EQ(generated(small, Target::Cuda).entry, "vf_outer_reduction_sum");
+// A bias gradient, [rows, 768] summed over the rows: in chunks of rows' partials when there are
+// enough rows (passes/split_column_reductions.h), else one outer reduction.
+TEST(KernelName, ColumnSum_ColumnOrOuterReduction) {
+  auto bias_grad = [](int rows) {
+    return read_trace("def bias_grad(g):\n  # g: \"cuda:0 bf16[" + std::to_string(rows) +
+                      ", 768]\"\n  a = prims.convert_element_type(g, dtypes.float32)\n  s = prims.sum(a, (0, ))\n"
+                      "  return s\n");
+  };
+  EXPECT_EQ(generated(bias_grad(4096), Target::Cuda).entry, "vf_column_reduction_sum");
+  EXPECT_EQ(generated(bias_grad(64), Target::Cuda).entry, "vf_outer_reduction_sum");
 }
 
 TEST(KernelName, TransposeCopy_ViewsAndConversionsLeftOut) {

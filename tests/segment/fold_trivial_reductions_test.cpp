@@ -12,14 +12,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The ops of a fusion, in order, as "op:input shape->output shape".
-std::vector<std::string> ops_of(const Fusion& f) {
-  std::vector<std::string> ops;
-  for (const auto& n : f.nodes())
-    ops.push_back(std::string(op_name(n->op)) + ":" + shape_to_string(n->inputs.empty() ? Shape{} : n->inputs[0]->shape) +
-                  "->" + shape_to_string(n->output()->shape));
-  return ops;
-}
+using test::ops_of;
 
 // RoPE's backward sums over a pair dim of size 1: a view of its input, no kernel.
 TEST(FoldTrivialReductions, SumOverSizeOneDimsOnly_IsAnAliasOfTheInput) {
@@ -43,8 +36,8 @@ TEST(FoldTrivialReductions, SomeDimsOfSizeOne_ReducesTheSqueezedInput) {
   f.add_output(f.add_node(OpKind::Sum, {x}, DimsAttrs{{0, 1, 2}}, {"r"})[0]);
   const RewrittenFusion folded = fold_trivial_reductions(f);
   ASSERT_NE(folded.fusion, nullptr);
-  EXPECT_EQ(ops_of(*folded.fusion), (std::vector<std::string>{"reshape:[8, 1, 1024, 1, 768]->[8, 1024, 768]",
-                                                              "sum:[8, 1024, 768]->[768]", "reshape:[768]->[1, 768]"}));
+  EXPECT_EQ(ops_of(*folded.fusion), (std::vector<std::string>{"reshape:[8, 1, 1024, 1, 768]->[8, 1024, 768] bf16",
+                                                              "sum:[8, 1024, 768]->[768] bf16", "reshape:[768]->[1, 768] bf16"}));
   EXPECT_EQ(folded.fusion->outputs()[0]->name, "r");
   ASSERT_EQ(folded.notes.size(), 1u);
   EXPECT_THAT(folded.notes[0], HasSubstr("reduces [0, 1] of [8, 1024, 768]"));

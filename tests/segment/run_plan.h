@@ -1,11 +1,12 @@
-// Runs a trace through the executor on the CPU backend and compares every output with the
-// reference executor, for the segment tests.
+// For the segment tests: a trace run through the executor on the CPU backend against the reference
+// executor, and the ops of a (rewritten) fusion as text.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "frontend/trace_reader.h"
 #include "reference/compare.h"
@@ -40,6 +41,16 @@ inline PlanRun run_plan_against_reference(const std::string& text, uint64_t seed
     EXPECT_TRUE(c.ok) << "output " << fusion->outputs()[i]->name << ": " << c.first_mismatch << "\n" << text;
   }
   return {fusion, compiled.plan_for(args)};
+}
+
+// The ops of a fusion, in order, as "op:input shape->output shape dtype" (the first input's shape).
+inline std::vector<std::string> ops_of(const Fusion& f) {
+  std::vector<std::string> ops;
+  for (const auto& n : f.nodes())
+    ops.push_back(std::string(op_name(n->op)) + ":" +
+                  shape_to_string(n->inputs.empty() ? Shape{} : n->inputs[0]->shape) + "->" +
+                  shape_to_string(n->output()->shape) + " " + std::string(dtype_short_name(n->output()->dtype)));
+  return ops;
 }
 
 }  // namespace vf::test

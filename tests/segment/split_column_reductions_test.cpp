@@ -12,13 +12,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::vector<std::string> ops_of(const Fusion& f) {
-  std::vector<std::string> ops;
-  for (const auto& n : f.nodes())
-    ops.push_back(std::string(op_name(n->op)) + ":" + shape_to_string(n->inputs[0]->shape) + "->" +
-                  shape_to_string(n->output()->shape) + " " + std::string(dtype_short_name(n->output()->dtype)));
-  return ops;
-}
+using test::ops_of;
 
 Fusion one_reduction(OpKind op, DType dtype, const Shape& shape, std::vector<int64_t> dims) {
   Fusion f;
