@@ -382,14 +382,23 @@ std::optional<std::vector<int>> NestIndices::unflattened(int flat, std::span<con
   const std::vector<int64_t>& vars = it->second;
   // Each size takes the next vars whose extents multiply to it: one var is itself, several their
   // known linearisation (a serial nest's split row dim inside a merged one).
+  // A var of extent 1 (always 0) is a size-1 dim's index, and is left out of a longer one's run.
+  auto extent = [&](size_t k) { return l_.loop_sizes_[static_cast<size_t>(vars[k])]; };
   std::vector<int> out;
   size_t k = 0;
   for (int64_t size : sizes) {
+    if (size == 1) {
+      out.push_back(k < vars.size() && extent(k) == 1 ? l_.nest_->var(vars[k++]) : literal(0));
+      continue;
+    }
     std::vector<int64_t> run;
     int64_t product = 1;
     while (k < vars.size() && product < size) {
-      product *= l_.loop_sizes_[static_cast<size_t>(vars[k])];
-      run.push_back(vars[k++]);
+      if (extent(k) != 1) {
+        product *= extent(k);
+        run.push_back(vars[k]);
+      }
+      ++k;
     }
     if (product != size) return std::nullopt;
     if (run.empty()) {
@@ -403,7 +412,7 @@ std::optional<std::vector<int>> NestIndices::unflattened(int flat, std::span<con
     }
   }
   for (; k < vars.size(); ++k)
-    if (l_.loop_sizes_[static_cast<size_t>(vars[k])] != 1) return std::nullopt;
+    if (extent(k) != 1) return std::nullopt;
   return out;
 }
 
