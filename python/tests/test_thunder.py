@@ -138,7 +138,7 @@ def test_region_viewfuse_rejects_stays_with_other_executors(monkeypatch):
     import viewfuse
     import viewfuse.thunder as vft
 
-    def reject(text, bookend=False):
+    def reject(text, **options):
         raise viewfuse.UserError("rejected for the test")
 
     monkeypatch.setattr(vft, "_vf_from_trace", reject)
