@@ -58,6 +58,8 @@ def parse_args(argv=None):
     ap.add_argument("--check-systems", default="thunder+viewfuse,thunder+viewfuse+defaults",
                     help="the systems checked against eager first (the others are the baselines)")
     ap.add_argument("--region-runs", type=int, default=20)
+    ap.add_argument("--profile", action="store_true",
+                    help="one more step of each system under torch.profiler: its GPU time by kernel kind")
     ap.add_argument("--regions-dir", default=os.path.join(ROOT, "tests/segment/model_regions"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/model_steps.md"))
     ap.add_argument("--commit", default="")
@@ -331,11 +333,46 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
         result["systems"][s]["ms_all"] = [round(x / 1e3, 3) for x in t]
     for s, e in errors.items():
         result["systems"][s]["error"] = e
+    if args.profile and device.type == "cuda":
+        for s, fn in fns.items():
+            result["systems"][s]["profile"] = profile_step(torch, lambda fn=fn: step(fn, module, idx, targets))
     if recorder.regions:
         save = None if args.small else os.path.join(args.regions_dir)
         stamp = f"{datetime.date.today().isoformat()}, {timer.torch.cuda.get_device_name() if device.type == 'cuda' else 'CPU'}"
         result["regions"] = time_regions(torch, timer, recorder, args.region_runs, ceiling_gbps, save, model_name, stamp)
     return result
+
+
+# The kinds of GPU kernels in a step's profile, first match wins (kernel names as CUPTI reports them).
+KERNEL_KINDS = (
+    ("viewfuse", re.compile(r"^vf_")),
+    ("matmul", re.compile(r"gemm|nvjet|cutlass|xmma|cublas|splitKreduce", re.I)),
+    ("attention", re.compile(r"flash|fmha|attention|cudnn", re.I)),
+    ("triton (torch.compile)", re.compile(r"^triton_")),
+    ("other", re.compile(r"")),
+)
+
+
+def profile_step(torch, run) -> dict:
+    """GPU time of one step by kernel kind, from torch.profiler: {kind: us}, with the step's wall
+    time from the first kernel's start to the last one's end ("span") and the kernel count."""
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        run()
+        torch.cuda.synchronize()
+    kinds = {k: 0.0 for k, _ in KERNEL_KINDS}
+    starts, ends, count = [], [], 0
+    for e in prof.events():
+        if e.device_type != torch.autograd.DeviceType.CUDA or "memcpy" in e.name.lower() or "memset" in e.name.lower():
+            continue
+        kind = next(k for k, pattern in KERNEL_KINDS if pattern.search(e.name))
+        kinds[kind] += e.time_range.end - e.time_range.start
+        starts.append(e.time_range.start)
+        ends.append(e.time_range.end)
+        count += 1
+    return {"kinds_us": kinds, "kernels": count, "span_us": (max(ends) - min(starts)) if starts else 0.0}
 
 
 # ---- the report ----
@@ -368,6 +405,17 @@ def write_report(results: dict, out: str) -> None:
             check = r.get("check", "-" if s != "eager" else "(reference)")
             err = f" error: {r['error']}" if r.get("error") else ""
             lines.append(f"| {s} | {_ms(ms)}{err} | {rel} | {peak} | {first} | {check} |")
+        profiled = {s: r["profile"] for s, r in m["systems"].items() if r.get("profile")}
+        if profiled:
+            kinds = [k for k, _ in KERNEL_KINDS]
+            lines += ["", "Where a step's GPU time goes (one step under torch.profiler, kernels by name; ms; the span "
+                      "is from the first kernel's start to the last one's end, so span minus the kernels' sum is "
+                      "time the GPU waited for the host):", "",
+                      "| system | kernels | " + " | ".join(kinds) + " | sum | span |", "|---" * (len(kinds) + 4) + "|"]
+            for s, p in profiled.items():
+                us = p["kinds_us"]
+                lines.append(f"| {s} | {p['kernels']} | " + " | ".join(f"{us.get(k, 0) / 1e3:.2f}" for k in kinds) +
+                             f" | {sum(us.values()) / 1e3:.2f} | {p['span_us'] / 1e3:.2f} |")
         regions = m.get("regions") or []
         if regions:
             big = [r for r in regions if r.get("bytes", 0) > 2**20 and r.get("pct") is not None]  # with kernels

@@ -18,8 +18,12 @@ class Runner {
  public:
   // `builder(shapes, dtypes)` returns the trace text of the fusion for one input signature:
   // shapes is a list with a tuple per tensor input (None for numbers), dtypes a list of dtype
-  // names (or scalar kinds). `bookend` is PlanOptions::bookend.
-  Runner(nb::object builder, bool bookend) : builder_(std::move(builder)) { plan_options_.bookend = bookend; }
+  // names (or scalar kinds). `bookend` is PlanOptions::bookend; `keep_round_trips` turns
+  // PlanOptions::elide_round_trips off.
+  Runner(nb::object builder, bool bookend, bool keep_round_trips) : builder_(std::move(builder)) {
+    plan_options_.bookend = bookend;
+    plan_options_.elide_round_trips = !keep_round_trips;
+  }
 
   // Runs on the inputs and returns the outputs (a list).
   nb::list run(nb::handle inputs);
@@ -31,6 +35,7 @@ class Runner {
   // Number of input signatures compiled so far.
   size_t cache_size() const { return cache_.size(); }
   bool bookend() const { return plan_options_.bookend; }
+  bool keep_round_trips() const { return !plan_options_.elide_round_trips; }
 
  private:
   CompiledFusion& compiled(const std::vector<Arg>& args, const CallInfo& info);

@@ -46,6 +46,14 @@ UNARY_FLOAT = {
     "round": torch.round, "trunc": torch.trunc, "isfinite": torch.isfinite, "signbit": torch.signbit,
 }
 UNARY_ANY = {"abs": torch.abs, "neg": torch.neg, "sign": torch.sign}
+# The special functions, each with its domain (low, high) and torch's function (erfcinv: through
+# erfinv in float64, away from the tail where 1 - c loses digits).
+SPECIAL = {
+    "acosh": ((1.0, 5.0), torch.acosh), "asinh": ((-4.0, 4.0), torch.asinh), "atanh": ((-0.99, 0.99), torch.atanh),
+    "lgamma": ((-4.0, 6.0), torch.lgamma), "digamma": ((-4.0, 6.0), torch.digamma),
+    "erfcinv": ((0.01, 1.99), lambda c: torch.erfinv(1 - c.double()).to(c.dtype)),
+    "ndtri": ((0.001, 0.999), torch.special.ndtri),
+}
 
 
 def run_many(ops, inputs):
@@ -86,6 +94,21 @@ def test_unary_any_ops_match_torch(dtype, layout, device):
         ops["bitwise_not"] = ("bitwise_not", (0,))
         want["bitwise_not"] = torch.bitwise_not(x)
     check_each(run_many(ops, [x]), want, dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_special_float_ops_match_torch(dtype, device):
+    inputs = [make((4, 6), dtype, device, "transposed", *domain) for domain, _ in SPECIAL.values()]
+    got = run_many({op: (op, (i,)) for i, op in enumerate(SPECIAL)}, inputs)
+    # torch has no float16 lgamma or digamma on the CPU: float32 rounded for the half types
+    wide = (lambda x: x.float()) if dtype in (torch.float16, torch.bfloat16) else (lambda x: x)
+    want = {op: fn(wide(x)).to(dtype) for (op, (_, fn)), x in zip(SPECIAL.items(), inputs)}
+    check_each(got, want, dtype)
+
+
+def test_sign_of_bool_matches_torch(device):
+    x = make((3, 5), torch.bool, device, "transposed")
+    check(run1("sign", [x]), torch.sign(x), torch.bool)
 
 
 def test_bitwise_not_of_bool_matches_torch(device):
@@ -242,7 +265,7 @@ def test_empty_inputs_give_empty_outputs(shape, device):
 
 
 def test_every_prim_is_covered():
-    covered = (set(UNARY_FLOAT) | set(UNARY_ANY) | {"bitwise_not"} | set(BINARY) | set(BINARY_FLOAT) | set(BITWISE)
+    covered = (set(UNARY_FLOAT) | set(UNARY_ANY) | set(SPECIAL) | {"bitwise_not"} | set(BINARY) | set(BINARY_FLOAT) | set(BITWISE)
                | {"where", "lerp", "convert_element_type", "prod", "var", "var_mean", "transpose", "reshape",
                   "slice_prim", "broadcast_in_dim", "squeeze", "flip", "cat", "pad", "full", "iota"} | set(REDUCTIONS))
     prims = {name for name, _, _ in vf._viewfuse.op_table()}

@@ -5,8 +5,10 @@ ops kept inside (Thunder's data-dependent partition, as its nvFuser and torch.co
 writes each region as a viewfuse trace whose inputs are only the proxies its ops read, and runs it
 through a FusionDefinition, which compiles once per input signature and plans once per layout.
 
-Compile option `vf_enable_bookend=True` turns bookending on (view ops at a region's edges run
-eagerly, the old strategy); it is off by default.
+Compile options: `vf_enable_bookend=True` turns bookending on (view ops at a region's edges run
+eagerly, the old strategy); it is off by default. `vf_keep_round_trips=True` rounds wherever a region
+casts a float32 value to bf16 or f16 and straight back, as the trace says; by default the float32
+value is kept (docs/design.md, "Round trips through 16-bit floats").
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ from .fusion_definition import from_trace as _vf_from_trace
 __all__ = ["ViewfuseExecutor", "viewfuse_ex"]
 
 _PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()}
-# Creation ops take a device and have no tensor inputs: left to other executors.
-_NOT_CLAIMED = {"full", "iota"}
+# Creation ops: claimed with their own checker (a device argument, literal numbers), and computed in
+# the kernel of a region that also reads tensors on that device; alone, they stay with torch.
+_CREATION = {"full", "iota"}
 # Thunder's prim ids to viewfuse's prim names (Thunder may print some under other names).
 _PRIM_OF_ID = {getattr(prims, name).id: name for name in _PRIMS}
 
@@ -68,6 +71,26 @@ def _checker(*args, **kwargs) -> bool:
     return len(devices) <= 1
 
 
+def _creation_checker(*args, device, dtype, **kwargs) -> bool:
+    """Claims full and iota on a CPU or CUDA device, of a supported dtype, with literal numbers
+    (the trace reader takes fill_value, length, start and step as literals)."""
+    numbers = [x for x in tree_flatten((args, kwargs))[0]]
+    return (device.devicetype.name.lower() in ("cpu", "cuda") and _dtype_ok(dtype)
+            and all(isinstance(x, (bool, int, float)) for x in numbers))
+
+
+def _devices(bsyms) -> set[str]:
+    """The devices of the tensors the prims of a region read or create."""
+    found = set()
+    for bsym in _flatten(bsyms):
+        for x in bsym.flat_args:
+            if isinstance(x, TensorProxy):
+                found.add(str(x.device))
+        if bsym.sym.id in (prims.full.id, prims.iota.id):
+            found.add(str(bsym.kwargs["device"]))
+    return found
+
+
 def _literal(x) -> str:
     return literal(x, lambda v: v.name if isinstance(v, Proxy) else None)
 
@@ -87,6 +110,10 @@ def _flatten(bsyms):
             yield from _flatten(bsym.subsymbols)
         else:
             raise _viewfuse.UserError(f"viewfuse cannot run {bsym.sym.name} (it has no prims)")
+
+
+def _reads_tensors(bsyms) -> bool:
+    return any(isinstance(x, TensorProxy) for bsym in _flatten(bsyms) for x in bsym.flat_args)
 
 
 def region_trace(bsyms: list[BoundSymbol], outputs: list[Proxy], name: str = "region") -> tuple[str, list[Proxy]]:
@@ -121,13 +148,20 @@ class ViewfuseExecutor(FusionExecutor):
 
     def __init__(self, name: str = "viewfuse"):
         super().__init__(name, version="0.1.0")
-        self._definitions: dict[tuple[str, bool], object] = {}  # (trace, bookend) -> FusionDefinition
+        # (trace, bookend, keep_round_trips) -> FusionDefinition
+        self._definitions: dict[tuple[str, bool, bool], object] = {}
         # When set (benchmarks: bench/model_steps.py), regions fused from then on call
         # region_hook(name, trace_text, runner, args) instead of runner(*args); it must return
         # what the runner returns.
         self.region_hook = None
-        for sym_name in sorted(_PRIMS - _NOT_CLAIMED):
+        # (bookend, keep_round_trips) of the fusion pass running: Thunder fuses each region again
+        # through fuse(region, counter) (update_fusion_call_ctx, rematerialization), which must
+        # plan it with the same options.
+        self._pass_options = (False, False)
+        for sym_name in sorted(_PRIMS - _CREATION):
             self.register_supported(getattr(prims, sym_name).id, _checker)
+        for sym_name in sorted(_CREATION):
+            self.register_supported(getattr(prims, sym_name).id, _creation_checker)
         self.register_supported(prims.shallow_copy.id, _checker)
 
     def get_fuel(self, amount: int = 1, /) -> bool:
@@ -136,18 +170,25 @@ class ViewfuseExecutor(FusionExecutor):
     def set_fuel(self, value) -> None:
         pass
 
-    def _definition(self, text: str, bookend: bool):
-        key = (text, bookend)
+    def _definition(self, text: str, bookend: bool, keep_round_trips: bool):
+        key = (text, bookend, keep_round_trips)
         fd = self._definitions.get(key)
         if fd is None:
-            fd = self._definitions[key] = _vf_from_trace(text, bookend=bookend, convert_inputs=True)
+            fd = self._definitions[key] = _vf_from_trace(text, bookend=bookend, convert_inputs=True,
+                                                         keep_round_trips=keep_round_trips)
         return fd
 
-    def fuse(self, region: Region, fusion_counter: int, bookend: bool = False) -> BoundSymbol:
+    def fuse(self, region: Region, fusion_counter: int, bookend: bool | None = None,
+             keep_round_trips: bool | None = None) -> BoundSymbol:
+        if len(devices := _devices(region.bound_symbols)) > 1:
+            raise _viewfuse.UserError(f"viewfuse runs a region on one device; this one has {sorted(devices)}")
+        bookend = self._pass_options[0] if bookend is None else bookend
+        keep_round_trips = self._pass_options[1] if keep_round_trips is None else keep_round_trips
         outputs = [unvariableify(x) for x in region.outputs]
         fusion_name = f"viewfuse{fusion_counter}"
         text, inputs = region_trace(region.bound_symbols, outputs, fusion_name)
-        runner = self._definition(text, bookend)._runner  # called as runner(*inputs), straight into C++
+        # called as runner(*inputs), straight into C++
+        runner = self._definition(text, bookend, keep_round_trips)._runner
         if self.region_hook is not None:
             hook, inner = self.region_hook, runner
 
@@ -162,6 +203,9 @@ class ViewfuseExecutor(FusionExecutor):
         start = time.perf_counter_ns()
         bookend = bool(get_compile_option("vf_enable_bookend",
                                           "viewfuse: run view ops at region edges eagerly (bookending). Default False."))
+        keep_round_trips = bool(get_compile_option(
+            "vf_keep_round_trips", "viewfuse: round where a float is cast to bf16/f16 and back. Default False."))
+        self._pass_options = (bookend, keep_round_trips)
         fused_trace = from_trace(trace)
         producers, consumers = utils.producers_and_consumers(trace)
         from thunder.executors.data_dependent_partition import Node, fuse_bound_symbols
@@ -176,8 +220,11 @@ class ViewfuseExecutor(FusionExecutor):
             if len(bsyms) == 1 and not self.can_fuse(bsyms[0]):
                 fused.append(bsyms[0])
                 continue
+            if not _reads_tensors(bsyms):  # creation ops alone: nothing to fuse them with
+                fused.extend(bsyms)
+                continue
             try:
-                fused.append(self.fuse(Region(producers, consumers, bsyms), counter, bookend))
+                fused.append(self.fuse(Region(producers, consumers, bsyms), counter, bookend, keep_round_trips))
                 counter += 1
             except _viewfuse.Error as e:  # viewfuse rejects the region: its symbols stay for other executors
                 warnings.warn(f"viewfuse left a region of {len(bsyms)} symbols unfused: {e}")

@@ -119,6 +119,13 @@ const char* fn_name(OpKind op) {
     case OpKind::Erf: return "vf_erf";
     case OpKind::Erfc: return "vf_erfc";
     case OpKind::Erfinv: return "vf_erfinv";
+    case OpKind::Acosh: return "vf_acosh";
+    case OpKind::Asinh: return "vf_asinh";
+    case OpKind::Atanh: return "vf_atanh";
+    case OpKind::Lgamma: return "vf_lgamma";
+    case OpKind::Digamma: return "vf_digamma";
+    case OpKind::Erfcinv: return "vf_erfcinv";
+    case OpKind::Ndtri: return "vf_ndtri";
     case OpKind::Sign: return "vf_sign";
     case OpKind::Floor: return "vf_floor";
     case OpKind::Ceil: return "vf_ceil";

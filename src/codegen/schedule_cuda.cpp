@@ -54,6 +54,8 @@ bool calls_math_function(OpKind fn) {
     case OpKind::Log2: case OpKind::Log10: case OpKind::Sin: case OpKind::Cos: case OpKind::Tan:
     case OpKind::Tanh: case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asin: case OpKind::Acos:
     case OpKind::Atan: case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Pow:
+    case OpKind::Acosh: case OpKind::Asinh: case OpKind::Atanh: case OpKind::Lgamma: case OpKind::Digamma:
+    case OpKind::Erfcinv: case OpKind::Ndtri:
     case OpKind::Fmod: case OpKind::Remainder: case OpKind::Atan2:
       return true;
     default:

@@ -117,6 +117,8 @@ bool float_only(OpKind op) {
     case OpKind::Reciprocal: case OpKind::Sin: case OpKind::Cos: case OpKind::Tan: case OpKind::Tanh:
     case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asin: case OpKind::Acos: case OpKind::Atan:
     case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Atan2: case OpKind::Lerp:
+    case OpKind::Acosh: case OpKind::Asinh: case OpKind::Atanh: case OpKind::Lgamma: case OpKind::Digamma:
+    case OpKind::Erfcinv: case OpKind::Ndtri:
     case OpKind::Var: case OpKind::VarMean:
       return true;
     default:
@@ -126,7 +128,7 @@ bool float_only(OpKind op) {
 
 bool rejects_bool(OpKind op) {
   switch (op) {
-    case OpKind::Abs: case OpKind::Neg: case OpKind::Sign: case OpKind::Floor: case OpKind::Ceil:
+    case OpKind::Abs: case OpKind::Neg: case OpKind::Floor: case OpKind::Ceil:
     case OpKind::Round: case OpKind::Trunc: case OpKind::Add: case OpKind::Sub: case OpKind::Mul:
     case OpKind::Div: case OpKind::Pow: case OpKind::Fmod: case OpKind::Remainder: case OpKind::Sum:
     case OpKind::Prod:

@@ -93,6 +93,8 @@ std::string call_args(const Node& node) {
     case OpKind::Rsqrt: case OpKind::Reciprocal: case OpKind::Sin: case OpKind::Cos: case OpKind::Tan:
     case OpKind::Tanh: case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asin: case OpKind::Acos:
     case OpKind::Atan: case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Sign:
+    case OpKind::Acosh: case OpKind::Asinh: case OpKind::Atanh: case OpKind::Lgamma: case OpKind::Digamma:
+    case OpKind::Erfcinv: case OpKind::Ndtri:
     case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::Trunc: case OpKind::IsFinite:
     case OpKind::BitwiseNot: case OpKind::Signbit: case OpKind::Add: case OpKind::Sub: case OpKind::Mul:
     case OpKind::Div: case OpKind::Pow: case OpKind::Maximum: case OpKind::Minimum: case OpKind::Fmod:

@@ -112,6 +112,14 @@ C unary_float(OpKind op, C x) {
     case OpKind::Erf: return std::erf(x);
     case OpKind::Erfc: return std::erfc(x);
     case OpKind::Erfinv: return static_cast<C>(erfinv(static_cast<double>(x)));
+    case OpKind::Acosh: return std::acosh(x);
+    case OpKind::Asinh: return std::asinh(x);
+    case OpKind::Atanh: return std::atanh(x);
+    // The special functions in double for every floating dtype (as the kernels compute them).
+    case OpKind::Lgamma: return static_cast<C>(lgamma(static_cast<double>(x)));
+    case OpKind::Digamma: return static_cast<C>(digamma(static_cast<double>(x)));
+    case OpKind::Erfcinv: return static_cast<C>(erfcinv(static_cast<double>(x)));
+    case OpKind::Ndtri: return static_cast<C>(ndtri(static_cast<double>(x)));
     // As torch.sign: (0 < x) - (x < 0), so NaN gives 0.
     case OpKind::Sign: return static_cast<C>((C(0) < x) - (x < C(0)));
     case OpKind::Floor: return std::floor(x);
@@ -134,8 +142,8 @@ int64_t unary_int(OpKind op, int64_t x) {
 }
 
 bool unary_bool(OpKind op, bool x) {
-  VF_INTERNAL_CHECK(op == OpKind::BitwiseNot, "prims.", op_name(op), " is not a bool unary op");
-  return !x;
+  VF_INTERNAL_CHECK(op == OpKind::BitwiseNot || op == OpKind::Sign, "prims.", op_name(op), " is not a bool unary op");
+  return op == OpKind::Sign ? x : !x;  // sign keeps a bool's value, as torch.sign
 }
 
 template <typename C>

@@ -1,5 +1,7 @@
-// The inverse error function for the reference: Giles' single-precision approximation refined by
-// Newton steps on erf (on log erfc near +-1, where 1 - |y| is exact and erf has no digits left).
+// The inverse error functions for the reference: erfinv from Giles' single-precision approximation
+// refined by Newton steps on erf (on log erfc near +-1, where 1 - |y| is exact and erf has no
+// digits left); erfcinv by Newton steps on log erfc from there, or from sqrt(-log c) where 1 - c
+// has lost c's digits; ndtri through erfcinv.
 #include <cmath>
 #include <limits>
 
@@ -67,6 +69,30 @@ double erfinv(double y) {
     if (std::fabs(delta) <= 1e-17 * std::fabs(x)) break;
   }
   return y < 0 ? -x : x;
+}
+
+double erfcinv(double c) {
+  if (std::isnan(c) || c < 0.0 || c > 2.0) return std::numeric_limits<double>::quiet_NaN();
+  if (c == 0.0) return std::numeric_limits<double>::infinity();
+  if (c == 2.0) return -std::numeric_limits<double>::infinity();
+  if (c > 1.0) return -erfcinv(2.0 - c);  // 2 - c is exact for c in [1, 2]
+  // c in (0, 1]: the root x >= 0 of log erfc(x) = log c, a function close to a parabola.
+  double x = c > 0.0625 ? erfinv(1.0 - c) : std::sqrt(-std::log(c));
+  const double two_over_sqrt_pi = 1.1283791670955126;
+  for (int step = 0; step < 100; ++step) {
+    const double e = std::erfc(x);
+    if (e == 0) break;
+    const double delta = (std::log(e) - std::log(c)) / (-two_over_sqrt_pi * std::exp(-x * x) / e);
+    if (!std::isfinite(delta)) break;
+    x -= delta;
+    if (std::fabs(delta) <= 1e-17 * std::fabs(x)) break;
+  }
+  return x;
+}
+
+double ndtri(double p) {
+  if (std::isnan(p) || p < 0.0 || p > 1.0) return std::numeric_limits<double>::quiet_NaN();
+  return -1.4142135623730951 * erfcinv(2.0 * p);  // Phi(x) = erfc(-x / sqrt 2) / 2
 }
 
 }  // namespace vf::reference

@@ -22,5 +22,13 @@ HostTensor run_creation(const Node& node);
 
 // The inverse error function in double precision: NaN outside [-1, 1], +-inf at +-1.
 double erfinv(double y);
+// The inverse complementary error function: NaN outside [0, 2], +inf at 0, -inf at 2.
+double erfcinv(double c);
+// The inverse of the standard normal CDF: NaN outside [0, 1], -inf at 0, +inf at 1.
+double ndtri(double p);
+// log |gamma(x)| (glibc's lgamma_r: no global sign, so callers may run in parallel).
+double lgamma(double x);
+// The derivative of log gamma: -inf at 0 (as PyTorch), NaN at the negative integers.
+double digamma(double x);
 
 }  // namespace vf::reference

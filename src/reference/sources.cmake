@@ -4,5 +4,6 @@ list(APPEND VF_SOURCES
   reference/movement.cpp
   reference/reduction.cpp
   reference/erfinv.cpp
+  reference/gamma.cpp
   reference/compare.cpp
   reference/random_inputs.cpp)

@@ -78,6 +78,9 @@ struct PlanOptions {
   bool bookend = false;              // peel leading and trailing view chains (passes/bookend.h)
   bool reductions_in_kernels = true;  // false: segments with reductions run on the host (reference)
   bool split_reductions = true;      // two stages for few long rows (passes/split_reductions.h)
+  // Keep the float32 value where a region rounds it to bf16 or f16 and widens it straight back
+  // (passes/elide_round_trip_casts.h); false rounds as the program says, as the reference does.
+  bool elide_round_trips = true;
 };
 
 struct Plan {

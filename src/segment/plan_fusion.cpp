@@ -1,7 +1,10 @@
 // The planning pipeline, in order:
 //
 //  0. Rewrites of the fusion, and the rest of the pipeline plans the rewritten one. First, because
-//     they change the ops there are. In order: reductions that reduce nothing fold into views or
+//     they change the ops there are. In order: casts to a float dtype and back read the value
+//     before them (passes/elide_round_trip_casts.h; those that round only with
+//     PlanOptions::elide_round_trips), first because they only remove nodes and let the kernels
+//     see the float32 math the program meant; reductions that reduce nothing fold into views or
 //     the identity (passes/fold_trivial_reductions.h), so that the splits and the kernels see only
 //     real reductions; then, with PlanOptions::split_reductions, a reduction over the leading dims
 //     becomes chunks' partials that the rows' kernel computes, and their reduction
@@ -35,6 +38,7 @@
 #include "codegen/lower_kernel.h"
 #include "layout/view_algebra.h"
 #include "passes/bookend.h"
+#include "passes/elide_round_trip_casts.h"
 #include "passes/fold_trivial_reductions.h"
 #include "passes/split_column_reductions.h"
 #include "passes/split_reductions.h"
@@ -514,12 +518,13 @@ class Planner {
 Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts, const PlanOptions& options) {
   std::shared_ptr<const Fusion> rewritten;
   std::vector<std::string> notes;
-  auto apply = [&](RewrittenFusion (*pass)(const Fusion&)) {
+  auto apply = [&](auto pass) {
     RewrittenFusion r = pass(rewritten ? *rewritten : fusion);
     if (!r.fusion) return;
     rewritten = std::move(r.fusion);
     notes.insert(notes.end(), r.notes.begin(), r.notes.end());
   };
+  apply([&](const Fusion& f) { return elide_round_trip_casts(f, options.elide_round_trips); });
   apply(fold_trivial_reductions);
   if (options.split_reductions && options.reductions_in_kernels) {
     apply(split_column_reductions);

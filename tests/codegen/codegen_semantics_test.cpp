@@ -195,6 +195,35 @@ TEST(CodegenSemantics, UnaryFloatOps_MatchReference) {
   }
 }
 
+// The special functions inside their domains: the inverse error functions' tails (where 1 - c
+// has no digits of c left), digamma and lgamma beside their poles and across the reflection.
+TEST(CodegenSemantics, SpecialFunctionsInTheirDomains_MatchReference) {
+  const std::vector<double> unit = {1e-300, 1e-30, 1e-7, 0.001, 0.02, 0.25, 0.5, 0.7, 0.9375, 0.999, 1.0, 0.0};
+  const std::vector<double> reals = {-7.25, -2.5, -1.0001, -0.999, -1e-6, 1e-6, 0.5, 1.0, 1.4616, 2.0, 3.7, 40.0,
+                                     1e6, -4.0, 0.0, -0.0};
+  for (DType dtype : {DType::Float32, DType::BFloat16, DType::Float64}) {
+    SCOPED_TRACE(dtype_short_name(dtype));
+    Fusion f;
+    Value* p = f.add_tensor_input("p", dtype, {static_cast<int64_t>(unit.size())});
+    Value* x = f.add_tensor_input("x", dtype, {static_cast<int64_t>(reals.size())});
+    f.add_output(f.add(OpKind::Ndtri, {p}));
+    f.add_output(f.add(OpKind::Erfcinv, {p}));
+    f.add_output(f.add(OpKind::Erfcinv, {f.add(OpKind::Sub, {f.add_constant(Scalar::from_float(2)), p})}));
+    f.add_output(f.add(OpKind::Digamma, {x}));
+    f.add_output(f.add(OpKind::Lgamma, {x}));
+    expect_matches_reference(backend(), f, {from_values(dtype, unit), from_values(dtype, reals)});
+  }
+}
+
+// torch.sign keeps a bool tensor's values.
+TEST(CodegenSemantics, SignOfBool_IsTheInput) {
+  Fusion f;
+  Value* b = f.add_tensor_input("b", DType::Bool, {4});
+  f.add_output(f.add(OpKind::Sign, {b}));
+  EXPECT_EQ(f.outputs()[0]->dtype, DType::Bool);
+  expect_matches_reference(backend(), f, {from_values(DType::Bool, {1, 0, 0, 1})});
+}
+
 TEST(CodegenSemantics, BinaryAndTernaryOps_MatchReference) {
   for (DType dtype : {DType::Float32, DType::BFloat16, DType::Int16, DType::Int64, DType::UInt8}) {
     Fusion f;

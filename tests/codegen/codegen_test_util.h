@@ -29,12 +29,13 @@
 namespace vf::test {
 
 // Every unary op on floating dtypes that the pointwise lowering handles.
-inline constexpr std::array<OpKind, 31> kUnaryFloatOps = {
+inline constexpr std::array<OpKind, 38> kUnaryFloatOps = {
     OpKind::Abs,   OpKind::Neg,  OpKind::Exp,  OpKind::Exp2,  OpKind::Expm1,      OpKind::Log,  OpKind::Log1p,
     OpKind::Log2,  OpKind::Log10, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Reciprocal, OpKind::Sin,  OpKind::Cos,
     OpKind::Tan,   OpKind::Tanh, OpKind::Sinh, OpKind::Cosh,  OpKind::Asin,       OpKind::Acos, OpKind::Atan,
     OpKind::Erf,   OpKind::Erfc, OpKind::Erfinv, OpKind::Sign, OpKind::Floor,     OpKind::Ceil, OpKind::Round,
-    OpKind::Trunc, OpKind::IsFinite, OpKind::Signbit};
+    OpKind::Trunc, OpKind::IsFinite, OpKind::Signbit, OpKind::Acosh, OpKind::Asinh, OpKind::Atanh,
+    OpKind::Lgamma, OpKind::Digamma, OpKind::Erfcinv, OpKind::Ndtri};
 
 // Bool and the integer dtypes, the floating dtypes, and all of them.
 inline constexpr std::array<DType, 6> kBoolAndIntegerDTypes = {DType::Bool,  DType::UInt8, DType::Int8,

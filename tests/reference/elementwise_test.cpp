@@ -55,6 +55,14 @@ const UnaryCase kUnaryCases[] = {
     {OpKind::Erf, 0.5, 0.5204998778130465},
     {OpKind::Erfc, 0.5, 0.4795001221869535},
     {OpKind::Erfinv, 0.5, 0.47693627620446987},
+    {OpKind::Acosh, 2, 1.3169578969248167},
+    {OpKind::Asinh, 0.5, 0.48121182505960345},
+    {OpKind::Atanh, 0.5, 0.5493061443340548},
+    {OpKind::Lgamma, 0.5, 0.5723649429247001},
+    {OpKind::Digamma, 1, -0.5772156649015329},
+    {OpKind::Digamma, -0.5, 0.03648997397857652},
+    {OpKind::Erfcinv, 0.5, 0.4769362762044699},
+    {OpKind::Ndtri, 0.75, 0.6744897501960817},
     {OpKind::Sign, -3, -1},
     {OpKind::Sign, 0, 0},
     {OpKind::Sign, 2.5, 1},
@@ -347,6 +355,43 @@ TEST(ReferenceElementwise, EmptyTensors_GiveEmptyResults) {
   auto out = run_reference(f, {make_tensor(DType::Bool, {0, 3}, {}), e});
   for (const HostTensor& t : out) EXPECT_EQ(t.shape(), (Shape{0, 3}));
   EXPECT_EQ(out[2].dtype(), DType::Int8);
+}
+
+// mpmath at 30 digits: erfc's inverse from 1e-300 (where 1 - c is 1) to near 2, digamma across
+// the reflection, the recurrence and the series.
+TEST(ReferenceSpecialFunctions, KnownValues_MatchHighPrecision) {
+  struct Case {
+    double (*fn)(double);
+    double x, expected;
+  };
+  const Case cases[] = {
+      {reference::erfcinv, 1e-300, 26.209469960516124}, {reference::erfcinv, 1e-20, 6.601580622355143},
+      {reference::erfcinv, 1e-5, 3.123413274340875},     {reference::erfcinv, 0.01, 1.8213863677184497},
+      {reference::erfcinv, 0.3, 0.7328690779592169},     {reference::erfcinv, 1.7, -0.7328690779592168},
+      {reference::erfcinv, 1.999, -2.3267537655135466},  {reference::digamma, -2.5, 1.1031566406452432},
+      {reference::digamma, 0.1, -10.423754940411076},    {reference::digamma, 3.7, 1.1671535393615114},
+      {reference::digamma, 25.0, 3.198742512851974},     {reference::digamma, 1e-8, -100000000.57721564},
+  };
+  for (const Case& c : cases)
+    EXPECT_NEAR(c.fn(c.x), c.expected, 1e-15 * std::fabs(c.expected)) << "x = " << c.x;
+}
+
+TEST(ReferenceSpecialFunctions, EdgeValues_InfNaNAndPoles) {
+  EXPECT_EQ(reference::erfcinv(0.0), kInf);
+  EXPECT_EQ(reference::erfcinv(2.0), -kInf);
+  EXPECT_TRUE(std::isnan(reference::erfcinv(-0.5)));
+  EXPECT_TRUE(std::isnan(reference::erfcinv(2.5)));
+  EXPECT_EQ(reference::ndtri(0.0), -kInf);
+  EXPECT_EQ(reference::ndtri(1.0), kInf);
+  EXPECT_EQ(reference::ndtri(0.5), 0.0);
+  EXPECT_TRUE(std::isnan(reference::ndtri(1.5)));
+  EXPECT_EQ(reference::digamma(0.0), -kInf);  // as PyTorch
+  EXPECT_EQ(reference::digamma(-0.0), kInf);
+  EXPECT_TRUE(std::isnan(reference::digamma(-3.0)));
+  EXPECT_TRUE(std::isnan(reference::digamma(-kInf)));
+  EXPECT_EQ(reference::digamma(kInf), kInf);
+  EXPECT_EQ(reference::lgamma(-3.0), kInf);
+  EXPECT_NEAR(reference::lgamma(-2.5), -0.05624371649767405, 1e-15);
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ struct RunOptions {
   bool check = false;
   uint64_t seed = 0;
   bool bookend = false;
+  bool keep_round_trips = false;
   bool json = false;
   std::string target = "cpu";
   bool specialize = false;
@@ -34,11 +35,18 @@ struct RunOptions {
   int sm_count = 132;
 };
 
+vf::PlanOptions plan_options(const RunOptions& o) {
+  vf::PlanOptions options;
+  options.bookend = o.bookend;
+  options.elide_round_trips = !o.keep_round_trips;
+  return options;
+}
+
 int run_command(const RunOptions& o) {
   auto fusion = std::make_shared<vf::Fusion>(vf::read_trace_file(o.trace));
   const vf::Device device = o.device == "cuda" ? vf::Device::Cuda : vf::Device::Cpu;
   std::vector<vf::HostArg> host_args = vf::random_inputs(*fusion, o.seed);
-  vf::ExecutorOptions options{.device = device, .plan = {.bookend = o.bookend}};
+  vf::ExecutorOptions options{.device = device, .plan = plan_options(o)};
   vf::CompiledFusion compiled(fusion, options, vf::tool::make_backend(device));
   std::vector<vf::Arg> args = vf::tool::upload(host_args, device);
   vf::ExecutionStats stats;
@@ -84,9 +92,7 @@ vf::Plan plan_with_repro(const vf::Fusion& fusion, const vf::PlanOptions& option
 
 int explain_command(const RunOptions& o) {
   vf::Fusion fusion = vf::read_trace_file(o.trace);
-  vf::PlanOptions options;
-  options.bookend = o.bookend;
-  vf::Plan plan = plan_with_repro(fusion, options);
+  vf::Plan plan = plan_with_repro(fusion, plan_options(o));
   if (o.json)
     std::cout << vf::explain_json(fusion, plan).dump(2) << "\n";
   else
@@ -96,9 +102,7 @@ int explain_command(const RunOptions& o) {
 
 int codegen_command(const RunOptions& o) {
   vf::Fusion fusion = vf::read_trace_file(o.trace);
-  vf::PlanOptions options;
-  options.bookend = o.bookend;
-  vf::Plan plan = plan_with_repro(fusion, options);
+  vf::Plan plan = plan_with_repro(fusion, plan_options(o));
   const vf::Target target = o.target == "cuda" ? vf::Target::Cuda : vf::Target::Cpu;
   for (size_t i = 0; i < plan.segments.size(); ++i) {
     const vf::Segment& s = plan.segments[i];
@@ -127,16 +131,20 @@ int main(int argc, char** argv) {
   run->add_flag("--check", o.check, "Compare every output with the reference executor");
   run->add_option("--seed", o.seed, "Seed of the random inputs");
   run->add_flag("--bookend", o.bookend, "Peel leading and trailing view ops (Thunder's old strategy)");
+  const char* keep_help = "Round where the trace casts a float value to bf16 or f16 and back (default: keep the float)";
+  run->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
 
   CLI::App* explain = app.add_subcommand("explain", "Print the plan: segments, view-op decisions, bytes");
   explain->add_option("trace", o.trace, "Thunder trace file")->required();
   explain->add_flag("--json", o.json, "Print one JSON object");
   explain->add_flag("--bookend", o.bookend, "Plan with bookend");
+  explain->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
 
   CLI::App* codegen = app.add_subcommand("codegen", "Print the generated kernels");
   codegen->add_option("trace", o.trace, "Thunder trace file")->required();
   codegen->add_option("--target", o.target, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   codegen->add_flag("--bookend", o.bookend, "Plan with bookend");
+  codegen->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
   codegen->add_flag("--specialize", o.specialize,
                     "Print the kernels specialized to the trace's sizes, as a run makes them for launches it repeats");
   codegen->add_flag("--kernel-ir", o.kernel_ir,
