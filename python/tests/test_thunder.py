@@ -265,3 +265,20 @@ def test_creation_ops_fuse_with_the_ops_they_feed(device):
     assert len(fused) == 1, trace
     assert {"arange", "full_like", "zeros_like", "zeros"} <= {s.sym.name for s in fused[0].subsymbols}, trace
     assert not any(b.sym.is_fusion for b in thunder.last_traces(alone)[-1].bound_symbols)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_cpu_scalar_tensor_operand_is_a_number(dtype, device):
+    """A 0-dim CPU tensor beside a larger tensor (Thunder's prims take it as a number, on any
+    device) is a number input of the region: one region, eager's values."""
+    def fn(x, s, i):
+        return x * s + i, torch.where(x > 0, s, x)
+
+    x = make((4, 6), dtype, device)
+    s = torch.tensor(1.75, dtype=dtype)
+    i = torch.tensor(3, dtype=dtype)
+    jfn, trace = jit_and_compare(fn, [x, s, i], False, atol=1e-2 if dtype == torch.bfloat16 else 1e-5, rtol=1e-2)
+    fused = [b for b in thunder.last_traces(jfn)[-1].bound_symbols if b.sym.is_fusion]
+    assert len(fused) == 1, trace
+    got = jfn(x, torch.tensor(-2.0, dtype=dtype), i)  # the value is read at every call
+    torch.testing.assert_close(got[0], fn(x, torch.tensor(-2.0, dtype=dtype), i)[0], atol=1e-2, rtol=1e-2)

@@ -37,6 +37,9 @@ from .fusion_definition import from_trace as _vf_from_trace
 __all__ = ["ViewfuseExecutor", "viewfuse_ex"]
 
 _PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()}
+# Elementwise prims of several operands: Thunder lets a CPU scalar tensor (0-dim) be one of them
+# beside tensors of any shape and device, as a number.
+_MULTI_OPERAND = {name for name, category, _ in _viewfuse.op_table() if category in ("binary", "ternary")}
 # Creation ops: claimed with their own checker (a device argument, literal numbers), and computed in
 # the kernel of a region that also reads tensors on that device; alone, they stay with torch.
 _CREATION = {"full", "iota"}
@@ -52,15 +55,31 @@ def _dtype_ok(dtype) -> bool:
         return False
 
 
+def _is_cpu_scalar(x) -> bool:
+    return isinstance(x, TensorProxy) and x.ndim == 0 and x.device.devicetype.name.lower() == "cpu"
+
+
 def _checker(*args, **kwargs) -> bool:
     """Claims a prim call when its tensors are CPU or CUDA tensors of supported dtypes on one device
-    and its other arguments are numbers, dtypes and sequences of them."""
+    (a CPU scalar tensor beside other tensors of an elementwise prim counts as a number) and its
+    other arguments are numbers, dtypes and sequences of them."""
+    return _claims(args, kwargs, scalar_tensors_are_numbers=False)
+
+
+def _multi_operand_checker(*args, **kwargs) -> bool:
+    return _claims(args, kwargs, scalar_tensors_are_numbers=True)
+
+
+def _claims(args, kwargs, scalar_tensors_are_numbers: bool) -> bool:
     devices = set()
-    for x in tree_flatten((args, kwargs))[0]:
+    flat = tree_flatten((args, kwargs))[0]
+    others = [x for x in flat if isinstance(x, TensorProxy) and not _is_cpu_scalar(x)]
+    for x in flat:
         if isinstance(x, TensorProxy):
             if x.device.devicetype.name.lower() not in ("cpu", "cuda") or not _dtype_ok(x.dtype):
                 return False
-            devices.add(str(x.device))
+            if not (scalar_tensors_are_numbers and others and _is_cpu_scalar(x)):
+                devices.add(str(x.device))
         elif isinstance(x, NumberProxy):
             if x.python_type not in (bool, int, float):
                 return False
@@ -79,26 +98,36 @@ def _creation_checker(*args, device, dtype, **kwargs) -> bool:
             and all(isinstance(x, (bool, int, float)) for x in numbers))
 
 
-def _devices(bsyms) -> set[str]:
-    """The devices of the tensors the prims of a region read or create."""
+def _devices(bsyms, outputs) -> set[str]:
+    """The devices of the tensors the prims of a region read or create (not of the CPU scalar
+    tensors it takes as numbers)."""
     found = set()
+    numbers, alias = _scalar_tensors(bsyms, outputs)
     for bsym in _flatten(bsyms):
         for x in bsym.flat_args:
-            if isinstance(x, TensorProxy):
+            if isinstance(x, TensorProxy) and x.name not in numbers and x.name not in alias:
                 found.add(str(x.device))
         if bsym.sym.id in (prims.full.id, prims.iota.id):
             found.add(str(bsym.kwargs["device"]))
     return found
 
 
-def _literal(x) -> str:
-    return literal(x, lambda v: v.name if isinstance(v, Proxy) else None)
+def _literal(x, alias=None) -> str:
+    alias = alias or {}
+    return literal(x, lambda v: alias.get(v.name, v.name) if isinstance(v, Proxy) else None)
 
 
 def _annotation(p: Proxy) -> str:
     if isinstance(p, TensorProxy):
         return f'"cpu {LONG_TO_SHORT[long_name(p.dtype)]}[{", ".join(str(int(s)) for s in p.shape)}]"'
     return f'"{p.python_type.__name__}"'
+
+
+def _number_annotation(p: TensorProxy) -> str:
+    """A CPU scalar tensor taken as a number: its Python type."""
+    kind = ("bool" if thunder.dtypes.is_boolean_dtype(p.dtype) else
+            "float" if thunder.dtypes.is_float_dtype(p.dtype) else "int")
+    return f'"{kind}"'
 
 
 def _flatten(bsyms):
@@ -112,6 +141,38 @@ def _flatten(bsyms):
             raise _viewfuse.UserError(f"viewfuse cannot run {bsym.sym.name} (it has no prims)")
 
 
+def _widens_exactly(src, dst) -> bool:
+    return (thunder.dtypes.is_float_dtype(src) and thunder.dtypes.is_float_dtype(dst)
+            and (src == dst or dst.bytes > src.bytes))
+
+
+def _scalar_tensors(bsyms, outputs=()) -> tuple[set[str], dict[str, str]]:
+    """The region inputs that are CPU scalar tensors read only as operands of elementwise prims
+    beside a tensor of rank 1 or more, directly or through casts that widen them exactly (Thunder's
+    type promotion): the region takes them as numbers (their .item()). Returns those inputs and
+    each such cast's output name mapped to its input's."""
+    produced, candidates, other_uses = set(), set(), set()
+    alias: dict[str, str] = {}
+    for bsym in _flatten(bsyms):
+        prim = _PRIM_OF_ID.get(bsym.sym.id)
+        tensors = [x for x in bsym.flat_args if isinstance(x, TensorProxy)]
+        outs = [o for o in bsym.flat_outs if isinstance(o, Proxy)]
+        if prim == "convert_element_type" and len(tensors) == 1 and _is_cpu_scalar(tensors[0]):
+            source = alias.get(tensors[0].name, tensors[0].name)
+            if (source not in produced or tensors[0].name in alias) and _widens_exactly(tensors[0].dtype, outs[0].dtype):
+                alias[outs[0].name] = source
+                continue
+        beside_larger = prim in _MULTI_OPERAND and any(t.ndim > 0 for t in tensors)
+        for x in tensors:
+            name = alias.get(x.name, x.name)
+            if x.name in alias or name not in produced:
+                (candidates if beside_larger and _is_cpu_scalar(x) else other_uses).add(name)
+        produced.update(o.name for o in outs)
+    other_uses.update(alias.get(o.name, o.name) for o in outputs)  # returned: stays a tensor
+    numbers = candidates - other_uses
+    return numbers, {k: v for k, v in alias.items() if v in numbers}
+
+
 def _reads_tensors(bsyms) -> bool:
     return any(isinstance(x, TensorProxy) for bsym in _flatten(bsyms) for x in bsym.flat_args)
 
@@ -121,14 +182,21 @@ def region_trace(bsyms: list[BoundSymbol], outputs: list[Proxy], name: str = "re
     produce, in first-use order (unused region inputs are dropped)."""
     produced: set[str] = set()
     inputs: dict[str, Proxy] = {}
+    numbers, alias = _scalar_tensors(bsyms, outputs)
     body = []
     for bsym in _flatten(bsyms):
+        outs = [o for o in bsym.flat_outs if isinstance(o, Proxy)]
+        if len(outs) == 1 and outs[0].name in alias:  # a cast of a number input: the number itself
+            if alias[outs[0].name] not in inputs:
+                inputs[alias[outs[0].name]] = bsym.flat_args[0]
+            continue
         for x in bsym.flat_args:
             if isinstance(x, (TensorProxy, NumberProxy)) and x.name not in produced and x.name not in inputs:
-                inputs[x.name] = x
-        args = [_literal(a) for a in bsym.args]
-        args += [f"{k}={_literal(v)}" for k, v in bsym.kwargs.items() if v is not None and k != "device"]
-        outs = [o for o in bsym.flat_outs if isinstance(o, Proxy)]
+                name = alias.get(x.name, x.name)
+                if name not in inputs:
+                    inputs[name] = x
+        args = [_literal(a, alias) for a in bsym.args]
+        args += [f"{k}={_literal(v, alias)}" for k, v in bsym.kwargs.items() if v is not None and k != "device"]
         produced.update(o.name for o in outs)
         lhs = outs[0].name if len(outs) == 1 else "(" + ", ".join(o.name for o in outs) + ")"
         if bsym.sym.id == prims.shallow_copy.id:  # a new tensor over the same data: an identity reshape
@@ -137,10 +205,27 @@ def region_trace(bsyms: list[BoundSymbol], outputs: list[Proxy], name: str = "re
             continue
         body.append(f"  {lhs} = prims.{_PRIM_OF_ID[bsym.sym.id]}({', '.join(args)})")
     lines = [f"def {name}({', '.join(inputs)}):"]
-    lines += [f"  # {n}: {_annotation(p)}" for n, p in inputs.items()]
+    lines += [f"  # {n}: {_number_annotation(p) if n in numbers else _annotation(p)}" for n, p in inputs.items()]
     lines += body
     lines.append("  return (" + "".join(o.name + ", " for o in outputs) + ")")
     return "\n".join(lines) + "\n", list(inputs.values())
+
+
+class _NumbersOf:
+    """A region's runner called with CPU scalar tensors where the region takes numbers: passes
+    their .item() (no device synchronization: they are CPU tensors)."""
+
+    def __init__(self, runner, positions: list[int]):
+        self._runner, self._positions = runner, positions
+
+    def __call__(self, *args):
+        args = list(args)
+        for i in self._positions:
+            args[i] = args[i].item()
+        return self._runner(*args)
+
+    def __getattr__(self, name):  # bookend, keep_round_trips, explain_json, ...
+        return getattr(self._runner, name)
 
 
 class ViewfuseExecutor(FusionExecutor):
@@ -159,7 +244,8 @@ class ViewfuseExecutor(FusionExecutor):
         # plan it with the same options.
         self._pass_options = (False, False)
         for sym_name in sorted(_PRIMS - _CREATION):
-            self.register_supported(getattr(prims, sym_name).id, _checker)
+            checker = _multi_operand_checker if sym_name in _MULTI_OPERAND else _checker
+            self.register_supported(getattr(prims, sym_name).id, checker)
         for sym_name in sorted(_CREATION):
             self.register_supported(getattr(prims, sym_name).id, _creation_checker)
         self.register_supported(prims.shallow_copy.id, _checker)
@@ -180,7 +266,7 @@ class ViewfuseExecutor(FusionExecutor):
 
     def fuse(self, region: Region, fusion_counter: int, bookend: bool | None = None,
              keep_round_trips: bool | None = None) -> BoundSymbol:
-        if len(devices := _devices(region.bound_symbols)) > 1:
+        if len(devices := _devices(region.bound_symbols, [unvariableify(x) for x in region.outputs])) > 1:
             raise _viewfuse.UserError(f"viewfuse runs a region on one device; this one has {sorted(devices)}")
         bookend = self._pass_options[0] if bookend is None else bookend
         keep_round_trips = self._pass_options[1] if keep_round_trips is None else keep_round_trips
@@ -189,6 +275,9 @@ class ViewfuseExecutor(FusionExecutor):
         text, inputs = region_trace(region.bound_symbols, outputs, fusion_name)
         # called as runner(*inputs), straight into C++
         runner = self._definition(text, bookend, keep_round_trips)._runner
+        numbers, _ = _scalar_tensors(region.bound_symbols, outputs)
+        if numbers:
+            runner = _NumbersOf(runner, [i for i, p in enumerate(inputs) if p.name in numbers])
         if self.region_hook is not None:
             hook, inner = self.region_hook, runner
 
