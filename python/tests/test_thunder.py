@@ -282,3 +282,15 @@ def test_cpu_scalar_tensor_operand_is_a_number(dtype, device):
     assert len(fused) == 1, trace
     got = jfn(x, torch.tensor(-2.0, dtype=dtype), i)  # the value is read at every call
     torch.testing.assert_close(got[0], fn(x, torch.tensor(-2.0, dtype=dtype), i)[0], atol=1e-2, rtol=1e-2)
+
+
+def test_contiguous_inside_a_region_and_as_its_output(device):
+    """x.t().contiguous() (prims.stride_order) is the input's values inside a region, which stays
+    one region; returned, it has the memory order asked for, as eager's."""
+    x = make((6, 4), torch.float32, device)
+    jfn, trace = jit_and_compare(lambda t: t.t().contiguous() * 2, [x], False)
+    assert sum(b.sym.is_fusion for b in thunder.last_traces(jfn)[-1].bound_symbols) == 1, trace
+    back = thunder.jit(lambda t: (t.t().contiguous(), t.t() + 1), executors=[viewfuse_ex])
+    got, plus = back(x)
+    assert got.is_contiguous() and torch.equal(got, x.t().contiguous()), got.stride()
+    torch.testing.assert_close(plus, x.t() + 1)

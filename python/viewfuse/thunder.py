@@ -17,6 +17,7 @@ import time
 import warnings
 
 import thunder
+import torch
 from thunder.core import prims, utils
 from thunder.core.compile_data import get_compile_option
 from thunder.core.proxies import NumberProxy, Proxy, TensorProxy, unvariableify
@@ -45,6 +46,11 @@ _MULTI_OPERAND = {name for name, category, _ in _viewfuse.op_table() if category
 _CREATION = {"full", "iota"}
 # Thunder's prim ids to viewfuse's prim names (Thunder may print some under other names).
 _PRIM_OF_ID = {getattr(prims, name).id: name for name in _PRIMS}
+# Thunder prims whose values are their input's: shallow_copy (a new tensor over the same data) and
+# stride_order (x.contiguous(): the input's values in a given memory order). Inside a region they
+# are an identity reshape; a region output made by stride_order gets its memory order after the
+# runner (_StrideOrdered).
+_IDENTITIES = {prims.shallow_copy.id, prims.stride_order.id}
 
 
 def _dtype_ok(dtype) -> bool:
@@ -133,7 +139,7 @@ def _number_annotation(p: TensorProxy) -> str:
 def _flatten(bsyms):
     """The prims of a region: torch-level symbols are replaced by the prims they call."""
     for bsym in bsyms:
-        if bsym.sym.id in _PRIM_OF_ID or bsym.sym.id == prims.shallow_copy.id:
+        if bsym.sym.id in _PRIM_OF_ID or bsym.sym.id in _IDENTITIES:
             yield bsym
         elif bsym.subsymbols:
             yield from _flatten(bsym.subsymbols)
@@ -199,7 +205,7 @@ def region_trace(bsyms: list[BoundSymbol], outputs: list[Proxy], name: str = "re
         args += [f"{k}={_literal(v, alias)}" for k, v in bsym.kwargs.items() if v is not None and k != "device"]
         produced.update(o.name for o in outs)
         lhs = outs[0].name if len(outs) == 1 else "(" + ", ".join(o.name for o in outs) + ")"
-        if bsym.sym.id == prims.shallow_copy.id:  # a new tensor over the same data: an identity reshape
+        if bsym.sym.id in _IDENTITIES:  # the input's values: an identity reshape
             a = bsym.args[0]
             body.append(f"  {lhs} = prims.reshape({a.name}, {_literal(tuple(int(s) for s in a.shape))})")
             continue
@@ -228,6 +234,46 @@ class _NumbersOf:
         return getattr(self._runner, name)
 
 
+def _stride_order_strides(shape, order) -> tuple[int, ...]:
+    """The strides prims.stride_order(a, order) gives a tensor of `shape`: dense, dim i's stride the
+    order[i]-th smallest (as Thunder's torch executor computes them)."""
+    by_order = sorted(range(len(shape)), key=lambda d: order[d])
+    strides, step = [0] * len(shape), 1
+    for d in by_order:
+        strides[d] = step
+        step *= int(shape[d])
+    return tuple(strides)
+
+
+def _stride_ordered_outputs(bsyms, outputs) -> dict[int, tuple[int, ...]]:
+    """The region outputs made by stride_order: their position and the strides they must have."""
+    made = {}
+    for bsym in _flatten(bsyms):
+        if bsym.sym.id == prims.stride_order.id:
+            a, order = bsym.args[0], bsym.args[1]
+            made[bsym.flat_outs[0].name] = _stride_order_strides(a.shape, order)
+    return {i: made[o.name] for i, o in enumerate(outputs) if o.name in made}
+
+
+class _StrideOrdered:
+    """A region's runner whose outputs made by stride_order must have its strides: one that the plan
+    laid out otherwise is copied into them (no copy where the plan's layout already is that one)."""
+
+    def __init__(self, runner, strides: dict[int, tuple[int, ...]]):
+        self._runner, self._strides = runner, strides
+
+    def __call__(self, *args):
+        outs = self._runner(*args)
+        for i, strides in self._strides.items():
+            t = outs[i]
+            if any(got != want for got, want, n in zip(t.stride(), strides, t.shape) if n > 1):
+                outs[i] = torch.empty_strided(t.shape, strides, dtype=t.dtype, device=t.device).copy_(t)
+        return outs
+
+    def __getattr__(self, name):  # bookend, keep_round_trips, explain_json, ...
+        return getattr(self._runner, name)
+
+
 class ViewfuseExecutor(FusionExecutor):
     """Thunder fusion executor running regions of prims through viewfuse."""
 
@@ -249,6 +295,7 @@ class ViewfuseExecutor(FusionExecutor):
         for sym_name in sorted(_CREATION):
             self.register_supported(getattr(prims, sym_name).id, _creation_checker)
         self.register_supported(prims.shallow_copy.id, _checker)
+        self.register_supported(prims.stride_order.id, _checker)
 
     def get_fuel(self, amount: int = 1, /) -> bool:
         return True
@@ -278,6 +325,8 @@ class ViewfuseExecutor(FusionExecutor):
         numbers, _ = _scalar_tensors(region.bound_symbols, outputs)
         if numbers:
             runner = _NumbersOf(runner, [i for i, p in enumerate(inputs) if p.name in numbers])
+        if ordered := _stride_ordered_outputs(region.bound_symbols, outputs):
+            runner = _StrideOrdered(runner, ordered)
         if self.region_hook is not None:
             hook, inner = self.region_hook, runner
 

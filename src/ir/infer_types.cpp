@@ -322,6 +322,9 @@ std::vector<ValueType> infer_reduction(const Checker& c, OpKind op, OpAttrs& att
   std::vector<int64_t>& dims = (op == OpKind::Var || op == OpKind::VarMean)
                                    ? std::get<VarAttrs>(attrs).dims
                                    : std::get<DimsAttrs>(attrs).dims;
+  // A 0-dim tensor's dim 0 (or -1) is the tensor itself, as in PyTorch: reducing over it reduces
+  // over no dim (torch.amax(torch.tensor(3.0), 0) is 3.0).
+  if (in.rank() == 0 && dims.size() == 1 && (dims[0] == 0 || dims[0] == -1)) dims.clear();
   dims = c.dims(dims, in.rank());
   Shape out;
   for (int64_t i = 0; i < in.rank(); ++i)

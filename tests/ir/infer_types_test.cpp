@@ -81,6 +81,18 @@ TEST_F(InferTypes, ReshapeToRank0_FromSingleElement) {
   expect_type(f.add(OpKind::Reshape, {one}, ReshapeAttrs{{}}), DType::Float32, {});
 }
 
+// A 0-dim tensor's dim 0 or -1 is itself (PyTorch's rule): the reduction reduces no dim; dim 1 is
+// out of range.
+TEST_F(InferTypes, ReductionOfRank0OverDim0_ReducesNothing) {
+  Value* s = f.add_tensor_input("s", DType::Float32, {});
+  for (int64_t d : {0, -1}) {
+    Value* m = f.add(OpKind::Amax, {s}, DimsAttrs{{d}});
+    expect_type(m, DType::Float32, {});
+    EXPECT_TRUE(m->producer->attr<DimsAttrs>().dims.empty());
+  }
+  EXPECT_THAT(error(OpKind::Sum, {s}, DimsAttrs{{1}}), HasSubstr("dim 1 is out of range for a tensor of rank 0"));
+}
+
 TEST_F(InferTypes, ReshapeSizeMismatch_Throws) {
   EXPECT_THAT(error(OpKind::Reshape, {x}, ReshapeAttrs{{4, 2}}),
               HasSubstr("cannot reshape [2, 3] (6 elements) to [4, 2] (8 elements)"));
