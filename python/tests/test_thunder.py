@@ -294,3 +294,13 @@ def test_contiguous_inside_a_region_and_as_its_output(device):
     got, plus = back(x)
     assert got.is_contiguous() and torch.equal(got, x.t().contiguous()), got.stride()
     torch.testing.assert_close(plus, x.t() + 1)
+
+
+def test_clone_inside_a_region_and_as_its_output(device):
+    """clone is the input's values inside a region; returned, it never shares an input's storage."""
+    x = make((6, 4), torch.float32, device)
+    jfn, trace = jit_and_compare(lambda t: (t.clone() * 2, t.clone()), [x], False)
+    assert sum(b.sym.is_fusion for b in thunder.last_traces(jfn)[-1].bound_symbols) == 1, trace
+    doubled, copy = jfn(x)
+    assert copy.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    assert torch.equal(copy, x)

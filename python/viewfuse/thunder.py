@@ -46,11 +46,11 @@ _MULTI_OPERAND = {name for name, category, _ in _viewfuse.op_table() if category
 _CREATION = {"full", "iota"}
 # Thunder's prim ids to viewfuse's prim names (Thunder may print some under other names).
 _PRIM_OF_ID = {getattr(prims, name).id: name for name in _PRIMS}
-# Thunder prims whose values are their input's: shallow_copy (a new tensor over the same data) and
-# stride_order (x.contiguous(): the input's values in a given memory order). Inside a region they
-# are an identity reshape; a region output made by stride_order gets its memory order after the
-# runner (_StrideOrdered).
-_IDENTITIES = {prims.shallow_copy.id, prims.stride_order.id}
+# Thunder prims whose values are their input's: shallow_copy (a new tensor over the same data),
+# stride_order (x.contiguous(): the input's values in a given memory order) and clone (a copy).
+# Inside a region they are an identity reshape; after the runner, a region output made by
+# stride_order gets its memory order and one made by clone its own storage (_OutputFixups).
+_IDENTITIES = {prims.shallow_copy.id, prims.stride_order.id, prims.clone.id}
 
 
 def _dtype_ok(dtype) -> bool:
@@ -147,15 +147,22 @@ def _flatten(bsyms):
             raise _viewfuse.UserError(f"viewfuse cannot run {bsym.sym.name} (it has no prims)")
 
 
-def _widens_exactly(src, dst) -> bool:
-    return (thunder.dtypes.is_float_dtype(src) and thunder.dtypes.is_float_dtype(dst)
-            and (src == dst or dst.bytes > src.bytes))
+def _keeps_number(src, dst) -> bool:
+    """Whether casting a number of dtype src to dst gives what an op of dst makes of it as a
+    number operand: bool to anything, an integer to a float or a wider integer, a float to a wider
+    float (the same conversion, or none)."""
+    d = thunder.dtypes
+    if d.is_boolean_dtype(src) or src == dst:
+        return True
+    if d.is_exact_dtype(src):
+        return d.is_float_dtype(dst) or (d.is_exact_dtype(dst) and not d.is_boolean_dtype(dst) and dst.bytes >= src.bytes)
+    return d.is_float_dtype(src) and d.is_float_dtype(dst) and dst.bytes > src.bytes
 
 
 def _scalar_tensors(bsyms, outputs=()) -> tuple[set[str], dict[str, str]]:
     """The region inputs that are CPU scalar tensors read only as operands of elementwise prims
-    beside a tensor of rank 1 or more, directly or through casts that widen them exactly (Thunder's
-    type promotion): the region takes them as numbers (their .item()). Returns those inputs and
+    beside a tensor of rank 1 or more, directly or through casts that keep their value (Thunder's
+    type promotion, _keeps_number): the region takes them as numbers (their .item()). Returns those inputs and
     each such cast's output name mapped to its input's."""
     produced, candidates, other_uses = set(), set(), set()
     alias: dict[str, str] = {}
@@ -165,7 +172,7 @@ def _scalar_tensors(bsyms, outputs=()) -> tuple[set[str], dict[str, str]]:
         outs = [o for o in bsym.flat_outs if isinstance(o, Proxy)]
         if prim == "convert_element_type" and len(tensors) == 1 and _is_cpu_scalar(tensors[0]):
             source = alias.get(tensors[0].name, tensors[0].name)
-            if (source not in produced or tensors[0].name in alias) and _widens_exactly(tensors[0].dtype, outs[0].dtype):
+            if (source not in produced or tensors[0].name in alias) and _keeps_number(tensors[0].dtype, outs[0].dtype):
                 alias[outs[0].name] = source
                 continue
         beside_larger = prim in _MULTI_OPERAND and any(t.ndim > 0 for t in tensors)
@@ -245,22 +252,27 @@ def _stride_order_strides(shape, order) -> tuple[int, ...]:
     return tuple(strides)
 
 
-def _stride_ordered_outputs(bsyms, outputs) -> dict[int, tuple[int, ...]]:
-    """The region outputs made by stride_order: their position and the strides they must have."""
-    made = {}
+def _fixed_outputs(bsyms, outputs) -> tuple[dict[int, tuple[int, ...]], list[int]]:
+    """The region outputs made by stride_order (position: the strides they must have) and by clone
+    (positions: they must not share an input's storage)."""
+    ordered, cloned = {}, set()
     for bsym in _flatten(bsyms):
         if bsym.sym.id == prims.stride_order.id:
-            a, order = bsym.args[0], bsym.args[1]
-            made[bsym.flat_outs[0].name] = _stride_order_strides(a.shape, order)
-    return {i: made[o.name] for i, o in enumerate(outputs) if o.name in made}
+            ordered[bsym.flat_outs[0].name] = _stride_order_strides(bsym.args[0].shape, bsym.args[1])
+        elif bsym.sym.id == prims.clone.id:
+            cloned.add(bsym.flat_outs[0].name)
+    return ({i: ordered[o.name] for i, o in enumerate(outputs) if o.name in ordered},
+            [i for i, o in enumerate(outputs) if o.name in cloned])
 
 
-class _StrideOrdered:
-    """A region's runner whose outputs made by stride_order must have its strides: one that the plan
-    laid out otherwise is copied into them (no copy where the plan's layout already is that one)."""
+class _OutputFixups:
+    """A region's runner whose outputs made by stride_order must have its strides (one the plan laid
+    out otherwise is copied into them: no copy where the plan's layout is that one already), and
+    whose outputs made by clone must have their own storage (one the plan returned as a view of an
+    input is copied)."""
 
-    def __init__(self, runner, strides: dict[int, tuple[int, ...]]):
-        self._runner, self._strides = runner, strides
+    def __init__(self, runner, strides: dict[int, tuple[int, ...]], copies: list[int]):
+        self._runner, self._strides, self._copies = runner, strides, copies
 
     def __call__(self, *args):
         outs = self._runner(*args)
@@ -268,6 +280,11 @@ class _StrideOrdered:
             t = outs[i]
             if any(got != want for got, want, n in zip(t.stride(), strides, t.shape) if n > 1):
                 outs[i] = torch.empty_strided(t.shape, strides, dtype=t.dtype, device=t.device).copy_(t)
+        if self._copies:
+            inputs = {a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor)}
+            for i in self._copies:
+                if outs[i].untyped_storage().data_ptr() in inputs:
+                    outs[i] = outs[i].clone()
         return outs
 
     def __getattr__(self, name):  # bookend, keep_round_trips, explain_json, ...
@@ -296,6 +313,7 @@ class ViewfuseExecutor(FusionExecutor):
             self.register_supported(getattr(prims, sym_name).id, _creation_checker)
         self.register_supported(prims.shallow_copy.id, _checker)
         self.register_supported(prims.stride_order.id, _checker)
+        self.register_supported(prims.clone.id, _checker)
 
     def get_fuel(self, amount: int = 1, /) -> bool:
         return True
@@ -325,8 +343,9 @@ class ViewfuseExecutor(FusionExecutor):
         numbers, _ = _scalar_tensors(region.bound_symbols, outputs)
         if numbers:
             runner = _NumbersOf(runner, [i for i, p in enumerate(inputs) if p.name in numbers])
-        if ordered := _stride_ordered_outputs(region.bound_symbols, outputs):
-            runner = _StrideOrdered(runner, ordered)
+        ordered, copies = _fixed_outputs(region.bound_symbols, outputs)
+        if ordered or copies:
+            runner = _OutputFixups(runner, ordered, copies)
         if self.region_hook is not None:
             hook, inner = self.region_hook, runner
 

@@ -129,8 +129,7 @@ bool float_only(OpKind op) {
 bool rejects_bool(OpKind op) {
   switch (op) {
     case OpKind::Abs: case OpKind::Neg: case OpKind::Floor: case OpKind::Ceil:
-    case OpKind::Round: case OpKind::Trunc: case OpKind::Add: case OpKind::Sub: case OpKind::Mul:
-    case OpKind::Div: case OpKind::Pow: case OpKind::Fmod: case OpKind::Remainder: case OpKind::Sum:
+    case OpKind::Round: case OpKind::Trunc: case OpKind::Sub: case OpKind::Div: case OpKind::Pow: case OpKind::Fmod: case OpKind::Remainder: case OpKind::Sum:
     case OpKind::Prod:
       return true;
     default:

@@ -215,8 +215,9 @@ int64_t binary_int(OpKind op, int64_t a, int64_t b) {
 
 bool binary_bool(OpKind op, bool a, bool b) {
   switch (op) {
-    case OpKind::Maximum: case OpKind::BitwiseOr: return a || b;
-    case OpKind::Minimum: case OpKind::BitwiseAnd: return a && b;
+    // add and mul of bools are or and and, as torch.add and torch.mul of bool tensors.
+    case OpKind::Maximum: case OpKind::BitwiseOr: case OpKind::Add: return a || b;
+    case OpKind::Minimum: case OpKind::BitwiseAnd: case OpKind::Mul: return a && b;
     case OpKind::BitwiseXor: return a != b;
     default: VF_INTERNAL_ERROR("prims.", op_name(op), " is not a bool binary op");
   }
