@@ -54,6 +54,17 @@ inline bool is_floating(DType d) {
 inline bool is_integral(DType d) { return !is_bool(d) && !is_floating(d); }  // excludes bool
 inline bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
 inline bool is_signed_integral(DType d) { return is_integral(d) && d != DType::UInt8; }
+// The significand bits of a float dtype, the implicit one included (bf16 8, f16 11, f32 24,
+// f64 53); 0 for the others.
+inline int mantissa_bits(DType d) {
+  switch (d) {
+    case DType::BFloat16: return 8;
+    case DType::Float16: return 11;
+    case DType::Float32: return 24;
+    case DType::Float64: return 53;
+    default: return 0;
+  }
+}
 
 // The dtype arithmetic runs in: float32 for the half types, the dtype itself otherwise.
 DType compute_dtype(DType d);

@@ -5,16 +5,6 @@
 namespace vf {
 namespace {
 
-int mantissa_bits(DType d) {
-  switch (d) {
-    case DType::BFloat16: return 8;
-    case DType::Float16: return 11;
-    case DType::Float32: return 24;
-    case DType::Float64: return 53;
-    default: return 0;
-  }
-}
-
 bool is_wide_float(DType d) { return d == DType::Float32 || d == DType::Float64; }
 
 // Whether every value of `from` is a value of `to`.

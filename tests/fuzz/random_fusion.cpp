@@ -69,16 +69,7 @@ bool exact_binary(OpKind op) {  // for floating operands that are exact
 // inexact value cast so is compared with the tighter tolerance of `to` although it carries the
 // rounding of `from`, so the generator casts only exact values that way.
 bool gains_precision(DType from, DType to) {
-  auto bits = [](DType d) {
-    switch (d) {
-      case DType::BFloat16: return 8;
-      case DType::Float16: return 11;
-      case DType::Float32: return 24;
-      case DType::Float64: return 53;
-      default: return 0;
-    }
-  };
-  return is_floating(from) && is_floating(to) && bits(to) > bits(from);
+  return is_floating(from) && is_floating(to) && mantissa_bits(to) > mantissa_bits(from);
 }
 
 std::vector<OpKind> ops_of(OpCategory category) {
