@@ -67,12 +67,13 @@ def _is_cpu_scalar(x) -> bool:
 
 def _checker(*args, **kwargs) -> bool:
     """Claims a prim call when its tensors are CPU or CUDA tensors of supported dtypes on one device
-    (a CPU scalar tensor beside other tensors of an elementwise prim counts as a number) and its
-    other arguments are numbers, dtypes and sequences of them."""
+    and its other arguments are numbers, dtypes and sequences of them."""
     return _claims(args, kwargs, scalar_tensors_are_numbers=False)
 
 
 def _multi_operand_checker(*args, **kwargs) -> bool:
+    """_checker for binary and ternary elementwise prims, where a CPU scalar tensor beside other
+    tensors is a number: its device does not count."""
     return _claims(args, kwargs, scalar_tensors_are_numbers=True)
 
 
@@ -99,9 +100,8 @@ def _claims(args, kwargs, scalar_tensors_are_numbers: bool) -> bool:
 def _creation_checker(*args, device, dtype, **kwargs) -> bool:
     """Claims full and iota on a CPU or CUDA device, of a supported dtype, with literal numbers
     (the trace reader takes fill_value, length, start and step as literals)."""
-    numbers = [x for x in tree_flatten((args, kwargs))[0]]
     return (device.devicetype.name.lower() in ("cpu", "cuda") and _dtype_ok(dtype)
-            and all(isinstance(x, (bool, int, float)) for x in numbers))
+            and all(isinstance(x, (bool, int, float)) for x in tree_flatten((args, kwargs))[0]))
 
 
 def _devices(bsyms, outputs) -> set[str]:
