@@ -346,8 +346,9 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
 # The kinds of GPU kernels in a step's profile, first match wins (kernel names as CUPTI reports them).
 KERNEL_KINDS = (
     ("viewfuse", re.compile(r"^vf_")),
-    ("matmul", re.compile(r"gemm|nvjet|cutlass|xmma|cublas|splitKreduce", re.I)),
+    # before matmul: the memory-efficient attention kernels are named fmha_cutlass*
     ("attention", re.compile(r"flash|fmha|attention|cudnn", re.I)),
+    ("matmul", re.compile(r"gemm|nvjet|cutlass|xmma|cublas|splitKreduce", re.I)),
     ("triton (torch.compile)", re.compile(r"^triton_")),
     ("other", re.compile(r"")),
 )

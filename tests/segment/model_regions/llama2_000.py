@@ -1,14 +1,14 @@
 # llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse0 and the regions of its form: 1 kernel(s)
-# layout t6714: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t6706: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
 # layout t_model_freqs_cos: sizes [2048, 64] strides [64, 1] offset 0
 # layout t_model_freqs_sin: sizes [2048, 64] strides [64, 1] offset 0
 # layout t_model_layers_0_attention_norm_weight: sizes [2048] strides [1] offset 0
-def viewfuse0(t6714, t_model_freqs_cos, t_model_freqs_sin, t_model_layers_0_attention_norm_weight):
-  # t6714: "cpu bf16[4, 2048, 2048]"
+def t_model_layers_0_attention_norm_weight(t6706, t_model_freqs_cos, t_model_freqs_sin, t_model_layers_0_attention_norm_weight):
+  # t6706: "cpu bf16[4, 2048, 2048]"
   # t_model_freqs_cos: "cpu bf16[2048, 64]"
   # t_model_freqs_sin: "cpu bf16[2048, 64]"
   # t_model_layers_0_attention_norm_weight: "cpu bf16[2048]"
-  t1797 = prims.reshape(t6714, (4, 2048, 2048, ))
+  t1797 = prims.reshape(t6706, (4, 2048, 2048, ))
   t1799 = prims.reshape(t_model_freqs_cos, (2048, 64, ))
   t1801 = prims.reshape(t_model_freqs_sin, (2048, 64, ))
   t1803 = prims.convert_element_type(t1797, dtypes.float32)

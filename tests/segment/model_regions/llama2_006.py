@@ -1,31 +1,36 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse7 and the regions of its form: 1 kernel(s)
-# layout t6722: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
-# layout t2151: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
-# layout t_model_layers_1_attention_norm_weight: sizes [2048] strides [1] offset 0
-def viewfuse7(t6722, t2151, t_model_layers_1_attention_norm_weight):
-  # t6722: "cpu bf16[4, 2048, 2048]"
-  # t2151: "cpu bf16[4, 2048, 2048]"
-  # t_model_layers_1_attention_norm_weight: "cpu bf16[2048]"
-  t2304 = prims.reshape(t6722, (4, 2048, 2048, ))
-  t2306 = prims.convert_element_type(t2151, dtypes.float32)
-  t2309 = prims.convert_element_type(t2304, dtypes.float32)
-  t2312 = prims.add(t2306, t2309)
-  t2314 = prims.convert_element_type(t2312, dtypes.bfloat16)
-  t2317 = prims.convert_element_type(t2314, dtypes.float32)
-  t2320 = prims.pow(t2317, 2.0)
-  t2328 = prims.reshape(t2320, (4, 2048, 2048, ))
-  t2330 = prims.sum(t2328, (2, ))
-  t2334 = prims.broadcast_in_dim(t2330, [4, 2048, 1], [0, 1])
-  t2339 = prims.div(t2334, 2048.0)
-  t2346 = prims.reshape(t2339, (4, 2048, 1, ))
-  t2348 = prims.add(t2346, 1e-05)
-  t2350 = prims.rsqrt(t2348)
-  t2355 = prims.broadcast_in_dim(t2350, (4, 2048, 2048, ), (0, 1, 2, ))
-  t2361 = prims.mul(t2317, t2355)
-  t2365 = prims.convert_element_type(t2361, dtypes.bfloat16)
-  t2368 = prims.broadcast_in_dim(t_model_layers_1_attention_norm_weight, (4, 2048, 2048, ), (2, ))
-  t2373 = prims.convert_element_type(t2365, dtypes.float32)
-  t2376 = prims.convert_element_type(t2368, dtypes.float32)
-  t2379 = prims.mul(t2373, t2376)
-  t2383 = prims.convert_element_type(t2379, dtypes.bfloat16)
-  return (t2314, t2350, t2383, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse49 and the regions of its form: 1 kernel(s)
+# layout t6763: sizes [4, 2048, 32000] strides [65536000, 32000, 1] offset 0
+# layout targets: sizes [4, 2048] strides [2048, 1] offset 0
+def targets(t6763, targets):
+  # t6763: "cpu bf16[4, 2048, 32000]"
+  # targets: "cpu i64[4, 2048]"
+  t5993 = prims.reshape(t6763, (8192, 32000, ))
+  t1752 = prims.reshape(targets, (8192, ))
+  t5996 = prims.convert_element_type(t5993, dtypes.float32)
+  t5997 = prims.reshape(t5996, (8192, 32000, ))
+  t5998 = prims.amax(t5997, (1, ))
+  t5999 = prims.broadcast_in_dim(t5998, [8192, 1], [0])
+  t6000 = prims.reshape(t5999, (8192, 1, ))
+  t6001 = prims.abs(t6000)
+  t6002 = prims.eq(t6001, float('inf'))
+  t6003 = prims.where(t6002, 0.0, t6000)
+  t6004 = prims.broadcast_in_dim(t6003, (8192, 32000, ), (0, 1, ))
+  t6005 = prims.sub(t5996, t6004)
+  t6006 = prims.exp(t6005)
+  t6007 = prims.reshape(t6006, (8192, 32000, ))
+  t6008 = prims.sum(t6007, (1, ))
+  t6009 = prims.broadcast_in_dim(t6008, [8192, 1], [0])
+  t6010 = prims.reshape(t6009, (8192, 1, ))
+  t6011 = prims.log(t6010)
+  t6012 = prims.add(t6011, t6003)
+  t6013 = prims.broadcast_in_dim(t6012, (8192, 32000, ), (0, 1, ))
+  t6014 = prims.sub(t5996, t6013)
+  t6015 = prims.convert_element_type(t6014, dtypes.bfloat16)
+  t6034 = prims.convert_element_type(t6015, dtypes.float32)
+  t6035 = prims.neg(t6034)
+  t6036 = prims.convert_element_type(t6035, dtypes.bfloat16)
+  t6037 = prims.broadcast_in_dim(t1752, [8192, 1], [0])
+  t6038 = prims.ne(t6037, -100)
+  t6039 = prims.where(t6038, t6037, 32000)
+  t6040 = prims.pad(t6036, 0.0, [(0, 0, 0, ), (0, 1, 0, )])
+  return (t1752, t6015, t6038, t6039, t6040, )

@@ -1,17 +1,26 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse58 and the regions of its form: 1 kernel(s)
-# layout t6780: sizes [8192, 1] strides [1, 1] offset 0
-# layout t6038: sizes [8192, 1] strides [1, 1] offset 0
-def viewfuse58(t6780, t6038):
-  # t6780: "cpu bf16[8192, 1]"
-  # t6038: "cpu b8[8192, 1]"
-  t6042 = prims.convert_element_type(t6780, dtypes.float32)
-  t6043 = prims.sum(t6042, (0, 1, ))
-  t6044 = prims.convert_element_type(t6043, dtypes.bfloat16)
-  t6045 = prims.convert_element_type(t6038, dtypes.int64)
-  t6046 = prims.sum(t6045, (0, 1, ))
-  t6047 = prims.reshape(t6046, ())
-  t6048 = prims.convert_element_type(t6044, dtypes.float32)
-  t6049 = prims.convert_element_type(t6047, dtypes.float32)
-  t6050 = prims.div(t6048, t6049)
-  t6051 = prims.convert_element_type(t6050, dtypes.bfloat16)
-  return (t6047, t6051, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse51 and the regions of its form: 1 kernel(s)
+# layout t6015: sizes [8192, 32000] strides [32000, 1] offset 0
+# layout t6765: sizes [8192, 32000] strides [32000, 1] offset 0
+def t6765(t6015, t6765):
+  # t6015: "cpu bf16[8192, 32000]"
+  # t6765: "cpu bf16[8192, 32000]"
+  t6017 = prims.convert_element_type(t6015, dtypes.float32)
+  t6018 = prims.exp(t6017)
+  t6019 = prims.convert_element_type(t6018, dtypes.bfloat16)
+  t6020 = prims.convert_element_type(t6765, dtypes.float32)
+  t6021 = prims.sum(t6020, (1, ))
+  t6022 = prims.broadcast_in_dim(t6021, [8192, 1], [0])
+  t6023 = prims.convert_element_type(t6022, dtypes.bfloat16)
+  t6024 = prims.broadcast_in_dim(t6023, (8192, 32000, ), (0, 1, ))
+  t6025 = prims.convert_element_type(t6019, dtypes.float32)
+  t6026 = prims.convert_element_type(t6024, dtypes.float32)
+  t6027 = prims.mul(t6025, t6026)
+  t6028 = prims.convert_element_type(t6027, dtypes.bfloat16)
+  t6029 = prims.convert_element_type(t6765, dtypes.float32)
+  t6030 = prims.convert_element_type(t6028, dtypes.float32)
+  t6031 = prims.sub(t6029, t6030)
+  t6032 = prims.convert_element_type(t6031, dtypes.bfloat16)
+  t6033 = prims.reshape(t6032, (8192, 32000, ))
+  t5995 = prims.reshape(t6033, (4, 2048, 32000, ))
+  t5986 = prims.reshape(t5995, (8192, 32000, ))
+  return (t5995, t5986, )

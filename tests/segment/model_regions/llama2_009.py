@@ -1,26 +1,13 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse59 and the regions of its form: 1 kernel(s)
-# layout t6015: sizes [8192, 32000] strides [32000, 1] offset 0
-# layout t6781: sizes [8192, 32000] strides [32000, 1] offset 0
-def viewfuse59(t6015, t6781):
-  # t6015: "cpu bf16[8192, 32000]"
-  # t6781: "cpu bf16[8192, 32000]"
-  t6017 = prims.convert_element_type(t6015, dtypes.float32)
-  t6018 = prims.exp(t6017)
-  t6019 = prims.convert_element_type(t6018, dtypes.bfloat16)
-  t6020 = prims.convert_element_type(t6781, dtypes.float32)
-  t6021 = prims.sum(t6020, (1, ))
-  t6022 = prims.broadcast_in_dim(t6021, [8192, 1], [0])
-  t6023 = prims.convert_element_type(t6022, dtypes.bfloat16)
-  t6024 = prims.broadcast_in_dim(t6023, (8192, 32000, ), (0, 1, ))
-  t6025 = prims.convert_element_type(t6019, dtypes.float32)
-  t6026 = prims.convert_element_type(t6024, dtypes.float32)
-  t6027 = prims.mul(t6025, t6026)
-  t6028 = prims.convert_element_type(t6027, dtypes.bfloat16)
-  t6029 = prims.convert_element_type(t6781, dtypes.float32)
-  t6030 = prims.convert_element_type(t6028, dtypes.float32)
-  t6031 = prims.sub(t6029, t6030)
-  t6032 = prims.convert_element_type(t6031, dtypes.bfloat16)
-  t6033 = prims.reshape(t6032, (8192, 32000, ))
-  t5995 = prims.reshape(t6033, (4, 2048, 32000, ))
-  t5986 = prims.reshape(t5995, (8192, 32000, ))
-  return (t5995, t5986, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse52 and the regions of its form: 0 kernel(s)
+# layout t6766: sizes [8192, 2048] strides [2048, 1] offset 0
+# layout t5995: sizes [4, 2048, 32000] strides [65536000, 32000, 1] offset 0
+# layout t5981: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+def t5981(t6766, t5995, t5981):
+  # t6766: "cpu bf16[8192, 2048]"
+  # t5995: "cpu bf16[4, 2048, 32000]"
+  # t5981: "cpu bf16[4, 2048, 2048]"
+  t5988 = prims.reshape(t6766, (4, 2048, 2048, ))
+  t5989 = prims.reshape(t5995, (8192, 32000, ))
+  t5990 = prims.transpose(t5989, (1, 0, ))
+  t5991 = prims.reshape(t5981, (8192, 2048, ))
+  return (t5988, t5990, t5991, )

@@ -1,13 +1,8 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse68 and the regions of its form: 0 kernel(s)
-# layout t6790: sizes [8192, 2048] strides [2048, 1] offset 0
-# layout t5746: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
-# layout t5727: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
-def viewfuse68(t6790, t5746, t5727):
-  # t6790: "cpu bf16[8192, 2048]"
-  # t5746: "cpu bf16[4, 2048, 2048]"
-  # t5727: "cpu bf16[4, 2048, 2048]"
-  t5734 = prims.reshape(t6790, (4, 2048, 2048, ))
-  t5735 = prims.reshape(t5746, (8192, 2048, ))
-  t5736 = prims.transpose(t5735, (1, 0, ))
-  t5737 = prims.reshape(t5727, (8192, 2048, ))
-  return (t5736, t5737, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse61 and the regions of its form: 0 kernel(s)
+# layout t6774: sizes [8192, 2048] strides [2048, 1] offset 0
+def t6774(t6774):
+  # t6774: "cpu bf16[8192, 2048]"
+  t5734 = prims.reshape(t6774, (4, 2048, 2048, ))
+  t5729 = prims.reshape(t5734, (4, 2048, 16, 128, ))
+  t5724 = prims.transpose(t5729, (0, 2, 1, 3, ))
+  return (t5724, )

@@ -1,13 +1,15 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse73 and the regions of its form: 0 kernel(s)
-# layout t6794: sizes [8192, 2048] strides [2048, 1] offset 0
-# layout t5502: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
-# layout t5467: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
-def viewfuse73(t6794, t5502, t5467):
-  # t6794: "cpu bf16[8192, 2048]"
-  # t5502: "cpu bf16[4, 2048, 2048]"
-  # t5467: "cpu bf16[4, 2048, 2048]"
-  t5483 = prims.reshape(t6794, (4, 2048, 2048, ))
-  t5484 = prims.reshape(t5502, (8192, 2048, ))
-  t5485 = prims.transpose(t5484, (1, 0, ))
-  t5486 = prims.reshape(t5467, (8192, 2048, ))
-  return (t5483, t5485, t5486, )
+# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse66 and the regions of its form: 1 kernel(s)
+# layout t6776: sizes [8192, 2048] strides [2048, 1] offset 0
+# layout t5499: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t5483: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+def t5483(t6776, t5499, t5483):
+  # t6776: "cpu bf16[8192, 2048]"
+  # t5499: "cpu bf16[4, 2048, 2048]"
+  # t5483: "cpu bf16[4, 2048, 2048]"
+  t5492 = prims.reshape(t6776, (4, 2048, 2048, ))
+  t5472 = prims.reshape(t5499, (8192, 2048, ))
+  t6094 = prims.convert_element_type(t5492, dtypes.float32)
+  t6095 = prims.convert_element_type(t5483, dtypes.float32)
+  t6096 = prims.add(t6094, t6095)
+  t6097 = prims.convert_element_type(t6096, dtypes.bfloat16)
+  return (t5472, t6097, )

@@ -1,15 +1,15 @@
 # nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse0 and the regions of its form: 1 kernel(s)
-# layout t7917: sizes [1024, 768] strides [768, 1] offset 0
-# layout t7916: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout t7903: sizes [1024, 768] strides [768, 1] offset 0
+# layout t7902: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
 # layout t_model_transformer_h_0_ln_1_weight: sizes [768] strides [1] offset 0
 # layout t_model_transformer_h_0_ln_1_bias: sizes [768] strides [1] offset 0
-def viewfuse0(t7917, t7916, t_model_transformer_h_0_ln_1_weight, t_model_transformer_h_0_ln_1_bias):
-  # t7917: "cpu bf16[1024, 768]"
-  # t7916: "cpu bf16[8, 1024, 768]"
+def t_model_transformer_h_0_ln_1_bias(t7903, t7902, t_model_transformer_h_0_ln_1_weight, t_model_transformer_h_0_ln_1_bias):
+  # t7903: "cpu bf16[1024, 768]"
+  # t7902: "cpu bf16[8, 1024, 768]"
   # t_model_transformer_h_0_ln_1_weight: "cpu bf16[768]"
   # t_model_transformer_h_0_ln_1_bias: "cpu bf16[768]"
-  t2240 = prims.broadcast_in_dim(t7917, (8, 1024, 768, ), (1, 2, ))
-  t2245 = prims.convert_element_type(t7916, dtypes.float32)
+  t2240 = prims.broadcast_in_dim(t7903, (8, 1024, 768, ), (1, 2, ))
+  t2245 = prims.convert_element_type(t7902, dtypes.float32)
   t2248 = prims.convert_element_type(t2240, dtypes.float32)
   t2251 = prims.add(t2245, t2248)
   t2253 = prims.convert_element_type(t2251, dtypes.bfloat16)

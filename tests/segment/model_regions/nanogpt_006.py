@@ -1,36 +1,17 @@
-# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse73 and the regions of its form: 1 kernel(s)
-# layout t7978: sizes [8, 1024, 50304] strides [51511296, 50304, 1] offset 0
-# layout targets: sizes [8, 1024] strides [1024, 1] offset 0
-def viewfuse73(t7978, targets):
-  # t7978: "cpu bf16[8, 1024, 50304]"
-  # targets: "cpu i64[8, 1024]"
-  t7296 = prims.reshape(t7978, (8192, 50304, ))
-  t2192 = prims.reshape(targets, (8192, ))
-  t7299 = prims.convert_element_type(t7296, dtypes.float32)
-  t7300 = prims.reshape(t7299, (8192, 50304, ))
-  t7301 = prims.amax(t7300, (1, ))
-  t7302 = prims.broadcast_in_dim(t7301, [8192, 1], [0])
-  t7303 = prims.reshape(t7302, (8192, 1, ))
-  t7304 = prims.abs(t7303)
-  t7305 = prims.eq(t7304, float('inf'))
-  t7306 = prims.where(t7305, 0.0, t7303)
-  t7307 = prims.broadcast_in_dim(t7306, (8192, 50304, ), (0, 1, ))
-  t7308 = prims.sub(t7299, t7307)
-  t7309 = prims.exp(t7308)
-  t7310 = prims.reshape(t7309, (8192, 50304, ))
-  t7311 = prims.sum(t7310, (1, ))
-  t7312 = prims.broadcast_in_dim(t7311, [8192, 1], [0])
-  t7313 = prims.reshape(t7312, (8192, 1, ))
-  t7314 = prims.log(t7313)
-  t7315 = prims.add(t7314, t7306)
-  t7316 = prims.broadcast_in_dim(t7315, (8192, 50304, ), (0, 1, ))
-  t7317 = prims.sub(t7299, t7316)
-  t7318 = prims.convert_element_type(t7317, dtypes.bfloat16)
-  t7337 = prims.convert_element_type(t7318, dtypes.float32)
-  t7338 = prims.neg(t7337)
-  t7339 = prims.convert_element_type(t7338, dtypes.bfloat16)
-  t7340 = prims.broadcast_in_dim(t2192, [8192, 1], [0])
-  t7341 = prims.ne(t7340, -1)
-  t7342 = prims.where(t7341, t7340, 50304)
-  t7343 = prims.pad(t7339, 0.0, [(0, 0, 0, ), (0, 1, 0, )])
-  return (t2192, t7318, t7341, t7342, t7343, )
+# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse62 and the regions of its form: 1 kernel(s)
+# layout t7953: sizes [8192, 1] strides [1, 1] offset 0
+# layout t7341: sizes [8192, 1] strides [1, 1] offset 0
+def t7341(t7953, t7341):
+  # t7953: "cpu bf16[8192, 1]"
+  # t7341: "cpu b8[8192, 1]"
+  t7345 = prims.convert_element_type(t7953, dtypes.float32)
+  t7346 = prims.sum(t7345, (0, 1, ))
+  t7347 = prims.convert_element_type(t7346, dtypes.bfloat16)
+  t7348 = prims.convert_element_type(t7341, dtypes.int64)
+  t7349 = prims.sum(t7348, (0, 1, ))
+  t7350 = prims.reshape(t7349, ())
+  t7351 = prims.convert_element_type(t7347, dtypes.float32)
+  t7352 = prims.convert_element_type(t7350, dtypes.float32)
+  t7353 = prims.div(t7351, t7352)
+  t7354 = prims.convert_element_type(t7353, dtypes.bfloat16)
+  return (t7350, t7354, )
