@@ -1,7 +1,8 @@
 """Thunder's OpInfo samples (thunder/tests/opinfos.py) with viewfuse as the executor, against
 Thunder's torch executor, for the ops of issue 24 so far: the special functions added on
-2026-12-05, sign (bool samples), amax (0-dim samples), and binary and ternary elementwise ops whose
-samples mix 0-dim CPU tensors with larger tensors. Every sample that the torch executor runs must
+2026-12-05, sign (bool samples), amax (0-dim samples), binary and ternary elementwise ops whose
+samples mix 0-dim CPU tensors with larger tensors, and the gathers (take, take_along_axis, gather,
+and F.embedding, whose samples with padding_idx or max_norm stay with torch by design). Every sample that the torch executor runs must
 give the same values through viewfuse, which must not leave it to torch ("viewfuse left a region
 ... unfused"). The first SAMPLES samples of each op and dtype run (the CPU
 suite in CI; CUDA where present)."""
@@ -17,7 +18,7 @@ from thunder.core import dtypes  # noqa: E402
 from viewfuse.thunder import viewfuse_ex  # noqa: E402
 
 OPS = ["acosh", "asinh", "atanh", "lgamma", "digamma", "erfcinv", "ndtri", "sign", "amax", "add", "mul", "sub",
-       "true_divide", "where"]
+       "true_divide", "where", "take", "take_along_axis", "gather", "embedding"]
 DTYPES = [dtypes.float32, dtypes.bfloat16, dtypes.bool8, dtypes.int64]
 SAMPLES = 4
 

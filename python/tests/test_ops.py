@@ -250,6 +250,29 @@ def test_movement_ops_match_torch(dtype, layout, device):
     check(run1("pad", [x], 7, ((1, 3, 0), (2, -1, 0))), want, dtype)
 
 
+@pytest.mark.parametrize("index_dtype", [torch.int64, torch.int32])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32])
+def test_indexing_ops_match_torch(dtype, index_dtype, device):
+    """take (index_select), take_along_axis (take_along_dim) and gather, reading sources of every
+    layout, with int64 and int32 indices; index_select by its torch spelling too."""
+    for layout in LAYOUTS:
+        x = make((5, 7), dtype, device, layout)
+        rows = torch.randint(0, 5, (9,), device=device, dtype=index_dtype)
+        along = torch.randint(0, 7, (5, 3), device=device, dtype=index_dtype)
+        smaller = torch.randint(0, 5, (2, 4), device=device, dtype=index_dtype)
+        check(run1("take", [x, rows], 0), torch.index_select(x, 0, rows), dtype)
+        check(run1("take_along_axis", [x, along], 1), torch.take_along_dim(x, along.long(), 1), dtype)
+        check(run1("gather", [x, smaller], 0), torch.gather(x, 0, smaller.long()), dtype)
+        check(run1("index_select", [x, 1, rows]), torch.index_select(x, 1, rows), dtype)
+        check(run1("gather", [x, along], -1), torch.gather(x, -1, along.long()), dtype)
+
+
+def test_index_out_of_range_is_an_error_on_cpu():
+    x = torch.randn(4, 3)
+    with pytest.raises(vf.UserError, match=r"prims.take .* index 4 is out of range"):
+        run1("take", [x, torch.tensor([0, 4])], 0)
+
+
 def test_pad_interior_matches_manual_construction(device):
     x = make((3,), torch.float32, device)
     got = run1("pad", [x], 0.5, ((1, 2, 1),))
@@ -267,7 +290,8 @@ def test_empty_inputs_give_empty_outputs(shape, device):
 def test_every_prim_is_covered():
     covered = (set(UNARY_FLOAT) | set(UNARY_ANY) | set(SPECIAL) | {"bitwise_not"} | set(BINARY) | set(BINARY_FLOAT) | set(BITWISE)
                | {"where", "lerp", "convert_element_type", "prod", "var", "var_mean", "transpose", "reshape",
-                  "slice_prim", "broadcast_in_dim", "squeeze", "flip", "cat", "pad", "full", "iota"} | set(REDUCTIONS))
+                  "slice_prim", "broadcast_in_dim", "squeeze", "flip", "cat", "pad", "full", "iota", "take",
+                  "take_along_axis", "gather"} | set(REDUCTIONS))
     prims = {name for name, _, _ in vf._viewfuse.op_table()}
     assert prims - covered == set()
 

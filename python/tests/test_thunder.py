@@ -304,3 +304,36 @@ def test_clone_inside_a_region_and_as_its_output(device):
     doubled, copy = jfn(x)
     assert copy.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
     assert torch.equal(copy, x)
+
+
+def test_embedding_and_cross_entropy_pick_fuse(device):
+    """F.embedding (prims.take, with its positions' arange) and cross-entropy's pick of each row's
+    target (take_along_dim) run inside viewfuse regions, none left to torch; the loss and the
+    gradients equal eager's (their backward, embedding_backward and nll_loss's, stays with torch)."""
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    wte = torch.randn(50, 16, device=device, requires_grad=True)
+    wpe = torch.randn(8, 16, device=device, requires_grad=True)
+
+    def fn(ids, target):
+        pos = torch.arange(0, ids.shape[1], device=ids.device)
+        x = F.embedding(ids, wte) + F.embedding(pos, wpe)
+        logits = (torch.tanh(x) @ wte.t()).view(-1, 50)
+        return F.cross_entropy(logits, target.view(-1)), F.log_softmax(logits, -1).gather(1, target.view(-1, 1))
+
+    ids = torch.randint(0, 50, (2, 8), device=device)
+    target = torch.randint(0, 50, (2, 8), device=device)
+    jfn = thunder.jit(fn, executors=[viewfuse_ex])
+    (loss, picked), (want_loss, want_picked) = jfn(ids, target), fn(ids, target)
+    torch.testing.assert_close(loss, want_loss)
+    torch.testing.assert_close(picked, want_picked)
+    got_grads = torch.autograd.grad(loss, (wte, wpe))
+    want_grads = torch.autograd.grad(want_loss, (wte, wpe))
+    for g, w in zip(got_grads, want_grads):
+        torch.testing.assert_close(g, w, atol=1e-5, rtol=1e-5)
+    trace = thunder.last_traces(jfn)[-1]
+    left = {b.sym.name for b in trace.bound_symbols if b.sym.executor is not None and not b.sym.is_fusion}
+    assert not left & {"embedding", "take_along_dim", "arange", "gather", "take", "take_along_axis"}, str(trace)
+    fused = {s.sym.name for b in trace.bound_symbols if b.sym.is_fusion for s in b.subsymbols}
+    assert {"embedding", "take_along_dim", "gather"} <= fused, str(trace)

@@ -17,6 +17,7 @@ import time
 import warnings
 
 import thunder
+import thunder.torch as ltorch
 import torch
 from thunder.core import prims, utils
 from thunder.core.compile_data import get_compile_option
@@ -102,6 +103,13 @@ def _creation_checker(*args, device, dtype, **kwargs) -> bool:
     (the trace reader takes fill_value, length, start and step as literals)."""
     return (device.devicetype.name.lower() in ("cpu", "cuda") and _dtype_ok(dtype)
             and all(isinstance(x, (bool, int, float)) for x in tree_flatten((args, kwargs))[0]))
+
+
+def _embedding_checker(a, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                       sparse=False) -> bool:
+    """Claims F.embedding where Thunder writes it as prims.take (reshaped): without padding_idx and
+    max_norm, which make it prims.embedding (max_norm renormalizes the weight in place)."""
+    return padding_idx is None and max_norm is None and _checker(a, weight)
 
 
 def _devices(bsyms, outputs) -> set[str]:
@@ -311,6 +319,11 @@ class ViewfuseExecutor(FusionExecutor):
             self.register_supported(getattr(prims, sym_name).id, checker)
         for sym_name in sorted(_CREATION):
             self.register_supported(getattr(prims, sym_name).id, _creation_checker)
+        # Torch-level symbols that Thunder would give to torch whole before looking at their prims:
+        # the fusion pass flattens them to take, take_along_axis and gather (_flatten).
+        self.register_supported(ltorch.embedding.id, _embedding_checker)
+        for sym in (ltorch.take_along_dim, ltorch.index_select, ltorch.gather):
+            self.register_supported(sym.id, _checker)
         self.register_supported(prims.shallow_copy.id, _checker)
         self.register_supported(prims.stride_order.id, _checker)
         self.register_supported(prims.clone.id, _checker)

@@ -63,21 +63,16 @@ std::string rounded(DType dtype, const std::string& x) {
   return x;
 }
 
-std::string index_expr(const LoopNest& nest, int id, const std::vector<std::string>& vars) {
-  const IndexExpr& e = nest.indices[id];
-  switch (e.op) {
-    case IndexOp::Var: return vars.at(static_cast<size_t>(e.value));
-    case IndexOp::Const: return std::to_string(e.value);
-    case IndexOp::Param: return field_name(static_cast<int>(e.value));
-    default: return "j" + std::to_string(id);
-  }
-}
+std::string index_expr(const LoopNest& nest, int id, const std::vector<std::string>& vars);
 
-std::string index_def(const LoopNest& nest, int id, const std::vector<std::string>& vars) {
+// The expression defining index node id from its operands' names ("" for leaves).
+std::string index_text(const LoopNest& nest, int id, const std::vector<std::string>& vars) {
   const IndexExpr& e = nest.indices[id];
   auto x = [&](int k) { return index_expr(nest, k, vars); };
   switch (e.op) {
     case IndexOp::Var: case IndexOp::Const: case IndexOp::Param: return "";
+    case IndexOp::Gathered:
+      return "vf_gathered((vf_i64)v" + std::to_string(e.value) + ", " + x(e.a) + ", " + x(e.b) + ", " + x(e.c) + ")";
     case IndexOp::Add: return x(e.a) + " + " + x(e.b);
     case IndexOp::Sub: return x(e.a) + " - " + x(e.b);
     case IndexOp::Mul: return x(e.a) + " * " + x(e.b);
@@ -91,6 +86,21 @@ std::string index_def(const LoopNest& nest, int id, const std::vector<std::strin
     case IndexOp::Select: return x(e.a) + " ? " + x(e.b) + " : " + x(e.c);
   }
   return "";
+}
+
+// A value-dependent node is written inline where it is used, after the values it reads.
+std::string index_expr(const LoopNest& nest, int id, const std::vector<std::string>& vars) {
+  const IndexExpr& e = nest.indices[id];
+  switch (e.op) {
+    case IndexOp::Var: return vars.at(static_cast<size_t>(e.value));
+    case IndexOp::Const: return std::to_string(e.value);
+    case IndexOp::Param: return field_name(static_cast<int>(e.value));
+    default: return e.dynamic ? "(" + index_text(nest, id, vars) + ")" : "j" + std::to_string(id);
+  }
+}
+
+std::string index_def(const LoopNest& nest, int id, const std::vector<std::string>& vars) {
+  return nest.indices[id].dynamic ? "" : index_text(nest, id, vars);
 }
 
 const char* fn_name(OpKind op) {
@@ -242,6 +252,7 @@ const char* memory_type(DType dtype) {
 bool is_baked_field(const AbiField& f) {
   switch (f.kind) {
     case AbiFieldKind::InputData: case AbiFieldKind::OutputData: case AbiFieldKind::ScalarF64: case AbiFieldKind::ScalarI64:
+    case AbiFieldKind::IndexError:
       return false;
     default:
       return true;
@@ -273,7 +284,9 @@ void emit_args_struct(const KernelAbi& abi, std::string& out, const std::byte* b
     const AbiField& f = abi.fields[k];
     const char* type = "vf_i64";
     switch (f.type) {
-      case AbiFieldType::Ptr: type = aligned_pointers ? "vf_ptr16" : "void*"; break;
+      case AbiFieldType::Ptr:
+        type = aligned_pointers && f.kind != AbiFieldKind::IndexError ? "vf_ptr16" : "void*";
+        break;
       case AbiFieldType::I64: type = "vf_i64"; break;
       case AbiFieldType::I32: type = "vf_i32"; break;
       case AbiFieldType::F64: type = "double"; break;
@@ -402,6 +415,9 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
     if (e.op != ValueOp::Load || (flat.empty() && !overridden(id))) mark_index(mark_index, e.index);
     mark_index(mark_index, e.pred);
     for (int a : e.args) stack.push_back(a);
+    // An address or guard that reads a gathered index (inline, also in an override) needs its value.
+    nest.gathered_values(e.index, stack);
+    nest.gathered_values(e.pred, stack);
   }
   for (size_t id = 0; id < nest.indices.size(); ++id) {
     if (!need_index[id]) continue;
@@ -480,6 +496,8 @@ void ScopedEmitter::define(const std::vector<int>& values, const std::vector<int
     if (!overridden) mark_index(mark_index, e.index);
     mark_index(mark_index, e.pred);
     for (int a : e.args) stack.push_back(a);
+    nest_.gathered_values(e.index, stack);
+    nest_.gathered_values(e.pred, stack);
   }
   // Inner nodes are walked through (what they need may be outer) but, with outer_only, not defined.
   for (size_t id = 0; id < nest_.indices.size(); ++id) {

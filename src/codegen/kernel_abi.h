@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "base/error.h"
@@ -30,6 +31,10 @@ enum class AbiFieldKind : uint8_t {
   // CUDA, 32-bit index math: the multiply-high divider of ceil(field a / b) (a = a size field of
   // this block, b >= 1), computed at launch: vf_divider m in the low 32 bits, its shift above.
   Divider,
+  // Where a kernel with gathers reports the first index out of range: an int64_t[2] holding
+  // {gather number (KernelAbi::gathers) or -1, the index}. The CPU backend passes one per launch;
+  // CUDA passes null (a CUDA kernel reads 0 for such an element and reports nothing).
+  IndexError,
 };
 
 // C type of a field: Ptr = void*, I64 = int64_t, I32 = int32_t, F64 = double.
@@ -94,6 +99,9 @@ struct KernelAbi {
   std::vector<std::vector<uint8_t>> input_classes, output_classes, view_classes;
   // Buffers a flat loop nest reads or writes as contiguous (row-major) arrays; checked at launch.
   std::vector<int32_t> contiguous_inputs, contiguous_views, contiguous_outputs;
+  // Per gather of the kernel (take, take_along_axis, gather), in gather number order: what an
+  // index out of range is reported as ("prims.take t3 (dim 0 of size 50304 of w f32[50304, 768])").
+  std::vector<std::string> gathers;
   bool index32 = false;  // CUDA: index math in 32 bits (every extent and storage span < 2^31)
   int32_t block_size = 256;  // CUDA threads per block
   // CUDA: blocks per multiprocessor the kernel is compiled to keep resident (the minimum of its

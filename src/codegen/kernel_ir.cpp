@@ -43,7 +43,10 @@ size_t LoopNest::Hash::operator()(const ValueExpr& e) const {
   return h;
 }
 
-int LoopNest::index(const IndexExpr& e) {
+int LoopNest::index(const IndexExpr& expr) {
+  IndexExpr e = expr;
+  auto dynamic = [&](int id) { return id >= 0 && indices[id].dynamic; };
+  e.dynamic = e.op == IndexOp::Gathered || dynamic(e.a) || dynamic(e.b) || dynamic(e.c);
   auto is_const = [&](int id, int64_t v) {
     return id >= 0 && indices[id].op == IndexOp::Const && indices[id].value == v;
   };
@@ -84,6 +87,12 @@ int LoopNest::value(const ValueExpr& e) {
   return id;
 }
 
+int LoopNest::gathered(int value, int bound, int error_field, int gather) {
+  VF_INTERNAL_CHECK(value >= 0 && value < static_cast<int>(values.size()) && is_integral(values[value].dtype),
+                    "a gathered index must be an integer value node, got v", value);
+  return index({IndexOp::Gathered, value, bound, param(error_field), constant(gather)});
+}
+
 void LoopNest::replace_value(int id, const ValueExpr& e) {
   for (int a : e.args) VF_INTERNAL_CHECK(a >= 0 && a < id, "replace_value: v", id, " reads v", a);
   const auto it = value_ids_.find(values[id]);
@@ -92,13 +101,55 @@ void LoopNest::replace_value(int id, const ValueExpr& e) {
   value_ids_.emplace(e, id);  // a node equal to e already keeps its own id
 }
 
+namespace {
+
+// Whether index node id of nest reads a loop var in [first, last], through Gathered nodes too.
+// Memoized per value node: values are shared, and a gathered index is rare.
+class VarReader {
+ public:
+  VarReader(const LoopNest& nest, int64_t first, int64_t last)
+      : nest_(nest), first_(first), last_(last), value_memo_(nest.values.size(), -1) {}
+
+  bool index(int id) {
+    if (id < 0) return false;
+    const IndexExpr& e = nest_.indices[static_cast<size_t>(id)];
+    switch (e.op) {
+      case IndexOp::Var: return e.value >= first_ && e.value <= last_;
+      case IndexOp::Const: case IndexOp::Param: return false;
+      case IndexOp::Gathered: return value(static_cast<int>(e.value)) || index(e.a);
+      default: return index(e.a) || index(e.b) || index(e.c);
+    }
+  }
+
+ private:
+  bool value(int id) {
+    signed char& memo = value_memo_[static_cast<size_t>(id)];
+    if (memo >= 0) return memo;
+    const ValueExpr& e = nest_.values[static_cast<size_t>(id)];
+    // A reduction's result is one per row: it reads the row vars.
+    bool reads = e.op == ValueOp::Reduced ? first_ < static_cast<int64_t>(nest_.extents.size()) : false;
+    reads = reads || index(e.index) || index(e.pred);
+    for (int a : e.args) reads = reads || value(a);
+    memo = reads;
+    return reads;
+  }
+
+  const LoopNest& nest_;
+  int64_t first_, last_;
+  std::vector<signed char> value_memo_;
+};
+
+}  // namespace
+
 bool LoopNest::index_uses_var(int id, int64_t var) const {
   if (id < 0) return false;
   const IndexExpr& e = indices[static_cast<size_t>(id)];
   switch (e.op) {
     case IndexOp::Var: return e.value == var;
     case IndexOp::Const: case IndexOp::Param: return false;
-    default: return index_uses_var(e.a, var) || index_uses_var(e.b, var) || index_uses_var(e.c, var);
+    default:
+      if (e.dynamic) return VarReader(*this, var, var).index(id);
+      return index_uses_var(e.a, var) || index_uses_var(e.b, var) || index_uses_var(e.c, var);
   }
 }
 
@@ -109,9 +160,20 @@ bool LoopNest::index_uses_vars_from(int id, int64_t first_var) const {
     case IndexOp::Var: return e.value >= first_var;
     case IndexOp::Const: case IndexOp::Param: return false;
     default:
+      if (e.dynamic) return VarReader(*this, first_var, INT64_MAX).index(id);
       return index_uses_vars_from(e.a, first_var) || index_uses_vars_from(e.b, first_var) ||
              index_uses_vars_from(e.c, first_var);
   }
+}
+
+void LoopNest::gathered_values(int id, std::vector<int>& out) const {
+  if (id < 0 || !indices[static_cast<size_t>(id)].dynamic) return;
+  const IndexExpr& e = indices[static_cast<size_t>(id)];
+  if (e.op == IndexOp::Gathered && std::find(out.begin(), out.end(), e.value) == out.end())
+    out.push_back(static_cast<int>(e.value));
+  gathered_values(e.a, out);
+  gathered_values(e.b, out);
+  gathered_values(e.c, out);
 }
 
 void LoopNest::scope_of_values(std::vector<char>& inner, std::vector<int>& ready) const {
@@ -126,10 +188,19 @@ void LoopNest::scope_of_values(std::vector<char>& inner, std::vector<int>& ready
   }
   inner.assign(values.size(), 0);
   ready.assign(values.size(), 0);
+  std::vector<int> gathered;
   for (size_t id = 0; id < values.size(); ++id) {  // a reduction's operand precedes its Reduced value
     const ValueExpr& e = values[id];
     char in = (e.index >= 0 && inner_index[e.index]) || (e.pred >= 0 && inner_index[e.pred]);
     int r = 0;
+    // The values a gathered index reads precede the nodes that read it.
+    gathered.clear();
+    gathered_values(e.index, gathered);
+    gathered_values(e.pred, gathered);
+    for (int g : gathered) {
+      in = in || inner[g];
+      r = std::max(r, ready[g]);
+    }
     for (int a : e.args) {
       in = in || inner[a];
       r = std::max(r, ready[a]);
@@ -151,6 +222,7 @@ bool affine_in_var(const LoopNest& nest, int id, int64_t var) {
   const auto uses = [&](int x) { return nest.index_uses_var(x, var); };
   switch (e.op) {
     case IndexOp::Var: case IndexOp::Const: case IndexOp::Param: return true;
+    case IndexOp::Gathered: return !uses(id);
     case IndexOp::Add: case IndexOp::Sub: return affine_in_var(nest, e.a, var) && affine_in_var(nest, e.b, var);
     case IndexOp::Mul: return !(uses(e.a) && uses(e.b)) && affine_in_var(nest, e.a, var) && affine_in_var(nest, e.b, var);
     default: return !uses(e.a) && !uses(e.b) && !uses(e.c);
@@ -191,6 +263,8 @@ std::vector<char> LoopNest::needed_values(const std::vector<int>& roots) const {
     if (need[id]) continue;
     need[id] = 1;
     for (int a : values[id].args) stack.push_back(a);
+    gathered_values(values[id].index, stack);
+    gathered_values(values[id].pred, stack);
   }
   return need;
 }
@@ -268,6 +342,9 @@ std::vector<VarUse> var_uses(const LoopNest& nest, int64_t var) {
       case IndexOp::Sub:
         use[id] = b == VarUse::Invariant ? a : VarUse::Other;
         break;
+      case IndexOp::Gathered:  // a loaded value: never moved in packs, even where it is invariant
+        use[id] = VarUse::Other;
+        break;
       default:
         use[id] = a == VarUse::Invariant && b == VarUse::Invariant && c == VarUse::Invariant ? VarUse::Invariant
                                                                                              : VarUse::Other;
@@ -335,6 +412,8 @@ std::vector<VarUse> group_var_uses(const LoopNest& nest, int64_t var, int64_t gr
         if (fixed(a) && b == U::Invariant) u = a;
         else if (is_var(e.a) && group_divides(e.b)) u = U::Unit;
         break;
+      case IndexOp::Gathered:  // a loaded value (Other)
+        break;
       default:
         if (fixed(a) && fixed(b) && fixed(c)) u = join(join(a, b), c);
         break;
@@ -370,6 +449,7 @@ void finalize_abi(KernelAbi& abi, bool index32) {
     switch (f.kind) {
       case AbiFieldKind::InputData:
       case AbiFieldKind::OutputData:
+      case AbiFieldKind::IndexError:
         f.type = AbiFieldType::Ptr;
         break;
       case AbiFieldKind::ScalarF64:

@@ -44,12 +44,20 @@ namespace vf {
 enum class StrideClass : uint8_t { Zero = 0, One = 1, Any = 2 };
 StrideClass stride_class(int64_t stride);
 
-enum class IndexOp : uint8_t { Var, Const, Param, Add, Sub, Mul, Div, Mod, Min, Lt, Ge, Eq, And, Select };
+// Gathered: the int64 value of value node `value` (an integer tensor's element: the index a take or
+// gather reads), checked against the bound `a` (an index node): the kernel reports an index outside
+// [0, bound) through the IndexError field `b` (a Param node; the CPU backend's; CUDA kernels ignore
+// it) as gather number `c` (a Const node, KernelAbi::gathers), and its loads are guarded by the
+// range test, so such an element reads nothing and gives 0. An index node that reads a Gathered
+// node is value-dependent: emitters write it inline where it is used, after the value, never as a
+// definition before the values.
+enum class IndexOp : uint8_t { Var, Const, Param, Add, Sub, Mul, Div, Mod, Min, Lt, Ge, Eq, And, Select, Gathered };
 
 struct IndexExpr {
   IndexOp op = IndexOp::Const;
-  int64_t value = 0;  // Var: loop dim; Const: the value; Param: field id
+  int64_t value = 0;  // Var: loop dim; Const: the value; Param: field id; Gathered: value node id
   int a = -1, b = -1, c = -1;  // operands (Select: c ? a : b is written select(a=cond, b, c))
+  bool dynamic = false;        // reads a Gathered node (set by LoopNest::index)
   bool operator==(const IndexExpr&) const = default;
 };
 
@@ -131,15 +139,21 @@ struct LoopNest {
   int value(const ValueExpr& e);  // hash-consed
   // Replaces value `id` by `e`, whose operands precede it (a rewrite of the lowered nest).
   void replace_value(int id, const ValueExpr& e);
+  // The Gathered node of int64 value `value` checked against `bound`, gather number `gather`,
+  // errors reported through field `error_field`.
+  int gathered(int value, int bound, int error_field, int gather);
   int var(int64_t dim) { return index({IndexOp::Var, dim}); }
   int constant(int64_t v) { return index({IndexOp::Const, v}); }
   int param(int field) { return index({IndexOp::Param, field}); }
   int binary(IndexOp op, int a, int b) { return index({op, 0, a, b}); }
 
   bool is_reduction() const { return !reductions.empty() || serial; }
-  // Whether index id reads a loop var >= first_var (for a reduction nest: a reduced var).
+  // Whether index id reads a loop var >= first_var (for a reduction nest: a reduced var), directly
+  // or through the value of a Gathered node.
   bool index_uses_vars_from(int id, int64_t first_var) const;
   bool index_uses_var(int id, int64_t var) const;  // whether index id reads loop var `var`
+  // The value nodes that Gathered nodes under index id read.
+  void gathered_values(int id, std::vector<int>& out) const;
   // Per value: whether it reads a reduced loop var, and the number of reduction phases that must
   // complete before it can be computed.
   void scope_of_values(std::vector<char>& inner, std::vector<int>& ready) const;
@@ -149,7 +163,8 @@ struct LoopNest {
   // reductions.
   int phase_count() const;
   std::vector<int> phase_operands(int phase) const;
-  // The value nodes `values` need (themselves and their operands, transitively), as flags.
+  // The value nodes `values` need (themselves, their operands and the values their gathered
+  // indices read, transitively), as flags.
   std::vector<char> needed_values(const std::vector<int>& values) const;
 
  private:

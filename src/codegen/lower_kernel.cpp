@@ -369,6 +369,26 @@ int KernelLowering::lower_cat(const Node& n, const std::vector<int>& idx, int pr
   return result;
 }
 
+// take, take_along_axis, gather: the index's element, as a Gathered index node (kernel_ir.h), is
+// the source's index along dim; the source is lowered there like any operand, through views and
+// math, its loads guarded by the range test, and an index out of range gives 0.
+int KernelLowering::lower_gather(const Node& n, const std::vector<int>& idx, int pred) {
+  const Value* source = n.inputs[0];
+  const int64_t dim = n.attr<AxisAttrs>().dim, size = source->shape.at(static_cast<size_t>(dim));
+  const DType dtype = n.output()->dtype;
+  const int at_value = visit(n.inputs[1], index_operand_index(n, idx), pred);
+  const auto gather = static_cast<int>(ir_.abi.gathers.size());
+  ir_.abi.gathers.push_back(detail::concat("prims.", op_name(n.op), " ", n.output()->name, " (dim ", dim, " of size ", size,
+                                           " of ", source->name, " ", source->type_string(), ")"));
+  const int bound = constant_field(n, 0, size);
+  const int at = nest_->gathered(at_value, bound, ir_.field(AbiFieldKind::IndexError, 0), gather);
+  const int in_range = land(nest_->binary(IndexOp::Ge, at, nest_->constant(0)), nest_->binary(IndexOp::Lt, at, bound));
+  const int inner = visit(source, gathered_index(n, idx, at), land(pred, in_range));
+  ValueExpr zero;
+  zero.dtype = dtype;
+  return select(in_range, inner, nest_->value(zero), dtype);
+}
+
 // The known linearisation of loop vars `run` (more than one), if any.
 std::optional<int> KernelLowering::linear_of(const std::vector<int64_t>& run) const {
   for (const auto& [flat, vars] : linear_)
@@ -444,6 +464,8 @@ int KernelLowering::lower_node(const Node& n, const Value* out, const std::vecto
     }
     case OpKind::Cat:
       return lower_cat(n, idx, pred);
+    case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather:
+      return lower_gather(n, idx, pred);
     case OpKind::ConvertElementType: {
       const Value* in = n.inputs[0];
       const int arg = operand(in, idx, pred, dtype);
@@ -515,16 +537,20 @@ LoweredKernel lower_kernel(const KernelSpec& spec) {
   return KernelLowering(spec).run();
 }
 
-std::vector<std::string> partly_read_inputs(const KernelSpec& spec, const KernelIR& ir) {
-  std::vector<std::string> names;
+PartlyRead partly_read_inputs(const KernelSpec& spec, const KernelIR& ir) {
+  PartlyRead r;
+  auto add = [](std::vector<std::string>& to, const std::string& name) {
+    if (std::find(to.begin(), to.end(), name) == to.end()) to.push_back(name);
+  };
   for (const LoopNest& nest : ir.nests) {
     for (const ValueExpr& e : nest.values) {
-      if (e.op != ValueOp::Load || !e.pred_in_bounds) continue;
+      if (e.op != ValueOp::Load) continue;
       const std::string& name = spec.fusion->inputs().at(static_cast<size_t>(ir.abi.fields.at(e.param).a))->name;
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      if (e.pred_in_bounds) add(r.masked, name);
+      if (nest.indices[static_cast<size_t>(e.index)].dynamic) add(r.gathered, name);
     }
   }
-  return names;
+  return r;
 }
 
 }  // namespace vf

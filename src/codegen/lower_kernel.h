@@ -35,9 +35,13 @@ struct LoweredKernel {
 // InternalError for layouts that do not match the shapes.
 LoweredKernel lower_kernel(const KernelSpec& spec);
 
-// The names of the inputs that kernel `ir` of `spec` reads only in part: the operand of a where
-// that its loop-index condition discards (a causal mask's scores) is read only where the
-// condition keeps it.
-std::vector<std::string> partly_read_inputs(const KernelSpec& spec, const KernelIR& ir);
+// The names of the inputs that kernel `ir` of `spec` reads only in part: `masked`, operands of a
+// where that its loop-index condition discards (a causal mask's scores), read only where the
+// condition keeps them; `gathered`, sources of take, take_along_axis and gather, read only where
+// the indices say.
+struct PartlyRead {
+  std::vector<std::string> masked, gathered;
+};
+PartlyRead partly_read_inputs(const KernelSpec& spec, const KernelIR& ir);
 
 }  // namespace vf

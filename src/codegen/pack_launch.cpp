@@ -106,6 +106,7 @@ void pack_launch(const GeneratedKernel& kernel, const KernelArgs& args, int sm_c
         break;
       }
       case AbiFieldKind::Divider: continue;  // below, from the size fields
+      case AbiFieldKind::IndexError: break;   // null: a backend that reads errors sets its own
     }
     std::byte* at = base + f.offset;
     switch (f.type) {

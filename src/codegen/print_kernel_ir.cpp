@@ -27,6 +27,7 @@ std::string field_text(const AbiField& f) {
     case AbiFieldKind::ScalarF64: return "in" + a + " (f64)";
     case AbiFieldKind::ScalarI64: return "in" + a + " (i64)";
     case AbiFieldKind::Divider: return "divider of ceil(f" + a + " / " + b + ")";
+    case AbiFieldKind::IndexError: return "index error slot";
   }
   return "?";
 }
@@ -72,6 +73,8 @@ class NestPrinter {
       case IndexOp::Eq: return x(e.a) + " == " + x(e.b);
       case IndexOp::And: return x(e.a) + " && " + x(e.b);
       case IndexOp::Select: return x(e.a) + " ? " + x(e.b) + " : " + x(e.c);
+      case IndexOp::Gathered:
+        return "index v" + std::to_string(e.value) + " in [0, " + x(e.a) + "), gather #" + x(e.c);
       case IndexOp::Var: case IndexOp::Const: case IndexOp::Param: return "";
     }
     return "";

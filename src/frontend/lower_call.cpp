@@ -73,6 +73,9 @@ class Lowering {
   std::vector<Value*> expand();
   std::vector<Value*> unsqueeze();
   std::vector<Value*> cat();
+  std::vector<Value*> index_select();
+  std::vector<Value*> take_along_dim();
+  std::vector<Value*> gather();
   std::vector<Value*> slice_prim_impl();
   std::vector<Value*> squeeze();
   std::vector<Value*> transpose();
@@ -307,7 +310,11 @@ std::vector<Value*> Lowering::prim(OpKind op) {
         std::vector<Value*> ins;
         for (const auto& item : list.items) ins.push_back(tensor(*item));
         return ins;
-      }(), CatAttrs{integer(*a[1], "dim")});
+      }(), AxisAttrs{integer(*a[1], "dim")});
+    }
+    case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather: {
+      auto a = bind({"a", "index", "dim"}, 3);
+      return emit(op, {tensor(*a[0]), tensor(*a[1])}, AxisAttrs{integer(*a[2], "dim")});
     }
     default:
       VF_INTERNAL_ERROR("prim ", op_name(op), " is not a view or movement op");
@@ -345,7 +352,25 @@ std::vector<Value*> Lowering::cat() {
   if (list.kind != Expr::Kind::Tuple && list.kind != Expr::Kind::List) fail(list, "expected a list of tensors");
   std::vector<Value*> ins;
   for (const auto& item : list.items) ins.push_back(tensor(*item));
-  return emit(OpKind::Cat, ins, CatAttrs{a[1] ? integer(*a[1], "dim") : 0});
+  return emit(OpKind::Cat, ins, AxisAttrs{a[1] ? integer(*a[1], "dim") : 0});
+}
+
+// torch.index_select(t, dim, index): prims.take.
+std::vector<Value*> Lowering::index_select() {
+  auto a = bind({"a", "dim", "index"}, 3);
+  return emit(OpKind::Take, {tensor(*a[0]), tensor(*a[2])}, AxisAttrs{integer(*a[1], "dim")});
+}
+
+// torch.take_along_dim(t, indices, dim), with indices of t's shape outside dim: prims.take_along_axis.
+std::vector<Value*> Lowering::take_along_dim() {
+  auto a = bind({"a", "indices", "dim"}, 3);
+  return emit(OpKind::TakeAlongAxis, {tensor(*a[0]), tensor(*a[1])}, AxisAttrs{integer(*a[2], "dim")});
+}
+
+// torch.gather(t, dim, index): prims.gather.
+std::vector<Value*> Lowering::gather() {
+  auto a = bind({"a", "dim", "index"}, 3);
+  return emit(OpKind::Gather, {tensor(*a[0]), tensor(*a[2])}, AxisAttrs{integer(*a[1], "dim")});
 }
 
 std::vector<Value*> Lowering::slice_prim_impl() {
@@ -418,6 +443,8 @@ constexpr TorchSpellingEntry kTorchSpellings[] = {
     {"unsqueeze", &Lowering::unsqueeze}, {"cat", &Lowering::cat},
     {"squeeze", &Lowering::squeeze},     {"transpose", &Lowering::transpose},
     {"flatten", &Lowering::flatten},     {"slice_prim_impl", &Lowering::slice_prim_impl},
+    {"index_select", &Lowering::index_select}, {"take_along_dim", &Lowering::take_along_dim},
+    {"gather", &Lowering::gather},
 };
 
 std::vector<Value*> Lowering::torch(const std::string& fn) {

@@ -285,7 +285,7 @@ std::vector<ValueType> infer_movement(const Checker& c, OpKind op, const std::ve
     case OpKind::Cat: {
       c.check(!inputs.empty(), "expects at least one tensor");
       const Value& first = c.tensor(0);
-      auto& dim = std::get<CatAttrs>(attrs).dim;
+      auto& dim = std::get<AxisAttrs>(attrs).dim;
       dim = c.dim(dim, first.rank());
       Shape out = first.shape;
       for (size_t i = 1; i < inputs.size(); ++i) {
@@ -308,6 +308,34 @@ std::vector<ValueType> infer_movement(const Checker& c, OpKind op, const std::ve
       auto& dims = std::get<DimsAttrs>(attrs).dims;
       dims = c.dims(dims, in.rank());
       return {tensor_type(in.dtype, in.shape)};
+    }
+    case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather: {
+      c.arity(2);
+      const Value& a = c.tensor(0);
+      const Value& index = c.tensor(1);
+      c.check(is_integral(index.dtype), "the index must have an integer dtype, got ", dtype_short_name(index.dtype));
+      auto& dim = std::get<AxisAttrs>(attrs).dim;
+      dim = c.dim(dim, a.rank());
+      if (op == OpKind::Take) {
+        c.check(index.rank() <= 1, "the index must be 0-D or 1-D, got ", index.type_string());
+        c.check(a.shape[dim] > 0 || index.numel() == 0, "a non-empty index into dim ", dim, " of size 0 of ",
+                a.type_string());
+        Shape out = a.shape;
+        out[dim] = index.rank() == 1 ? index.shape[0] : 1;
+        return {tensor_type(a.dtype, out)};
+      }
+      c.check(index.rank() == a.rank(), "the index must have the rank of a (", a.rank(), "), got ",
+              index.type_string());
+      for (int64_t d = 0; d < a.rank(); ++d) {
+        if (d == dim) continue;
+        const bool fits = op == OpKind::Gather ? index.shape[d] <= a.shape[d] : index.shape[d] == a.shape[d];
+        c.check(fits, "the index's shape ", shape_to_string(index.shape),
+                op == OpKind::Gather ? " exceeds " : " differs from ", "a's ", shape_to_string(a.shape),
+                " in dim ", d, " (only dim ", dim, " may differ)");
+      }
+      c.check(a.shape[dim] > 0 || index.numel() == 0, "a non-empty index into dim ", dim, " of size 0 of ",
+              a.type_string());
+      return {tensor_type(a.dtype, index.shape)};
     }
     default:
       VF_INTERNAL_ERROR("not a movement op: ", op_name(op));
@@ -344,7 +372,8 @@ bool attrs_match(OpKind op, const OpAttrs& attrs) {
       return std::holds_alternative<DimsAttrs>(attrs);
     case OpKind::Var: case OpKind::VarMean: return std::holds_alternative<VarAttrs>(attrs);
     case OpKind::Pad: return std::holds_alternative<PadAttrs>(attrs);
-    case OpKind::Cat: return std::holds_alternative<CatAttrs>(attrs);
+    case OpKind::Cat: case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather:
+      return std::holds_alternative<AxisAttrs>(attrs);
     case OpKind::ConvertElementType: return std::holds_alternative<CastAttrs>(attrs);
     case OpKind::Full: return std::holds_alternative<FullAttrs>(attrs);
     case OpKind::Iota: return std::holds_alternative<IotaAttrs>(attrs);

@@ -28,6 +28,12 @@
 //   amax -inf (the lowest value for integer and bool dtypes), amin +inf (the highest). var divides
 //   the sum of squared deviations by max(0, n - correction), so 0/0 gives NaN and x/0 gives inf.
 // - Integer sum and prod wrap; var and var_mean take floating inputs only.
+// - take(a, index, dim) replaces a's dim by index's elements (index is 0-D or 1-D):
+//   out[..., j, ...] = a[..., index[j], ...]. take_along_axis(a, index, dim) and gather(a, index,
+//   dim) give index's shape, out[p] = a[p with p[dim] = index[p]]; take_along_axis needs index's
+//   other dims equal to a's, gather at most a's. Indices are integers in [0, a.shape[dim]); one
+//   out of that range is a user error (kernels on the CPU report it; CUDA kernels give 0 for
+//   that element and never read outside a).
 // - Dims in attributes are canonical (0 <= d < rank) once a node is built; Fusion::add_node accepts
 //   negative dims and wraps them as Python does.
 #pragma once
@@ -109,9 +115,9 @@ struct PadAttrs {  // pad; the padding value is the node's second input (a scala
   std::vector<PadDim> config;
   bool operator==(const PadAttrs&) const = default;
 };
-struct CatAttrs {
+struct AxisAttrs {  // cat, take, take_along_axis, gather: the dim they work along
   int64_t dim = 0;
-  bool operator==(const CatAttrs&) const = default;
+  bool operator==(const AxisAttrs&) const = default;
 };
 struct CastAttrs {  // convert_element_type
   DType dtype = DType::Float32;
@@ -130,7 +136,7 @@ struct IotaAttrs {
 };
 
 using OpAttrs = std::variant<NoAttrs, PermuteAttrs, ReshapeAttrs, BroadcastAttrs, SliceAttrs,
-                             DimsAttrs, VarAttrs, PadAttrs, CatAttrs, CastAttrs, FullAttrs,
+                             DimsAttrs, VarAttrs, PadAttrs, AxisAttrs, CastAttrs, FullAttrs,
                              IotaAttrs>;
 
 struct Node;

@@ -69,9 +69,12 @@ std::string call_args(const Node& node) {
     case OpKind::Cat: {
       out << '[';
       for (size_t i = 0; i < node.inputs.size(); ++i) out << (i ? ", " : "") << operand(node.inputs[i]);
-      out << "], " << node.attr<CatAttrs>().dim;
+      out << "], " << node.attr<AxisAttrs>().dim;
       break;
     }
+    case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather:
+      out << first_input() << ", " << operand(node.inputs.at(1)) << ", " << node.attr<AxisAttrs>().dim;
+      break;
     case OpKind::ConvertElementType:
       out << first_input() << ", " << dtype_ref(node.attr<CastAttrs>().dtype);
       break;

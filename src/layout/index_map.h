@@ -158,6 +158,25 @@ std::vector<typename A::Index> one_to_one_index(A& a, const Node& n, const std::
   }
 }
 
+// take, take_along_axis, gather: the element of the index tensor (input 1) that output element
+// `out` reads: take's out[dim] of a 1-D index (none of a 0-D one); the others' `out` itself.
+template <class Index>
+std::vector<Index> index_operand_index(const Node& n, const std::vector<Index>& out) {
+  const int64_t dim = n.attr<AxisAttrs>().dim;
+  if (n.op != OpKind::Take) return out;
+  if (n.inputs.at(1)->rank() == 0) return {};
+  return {out.at(static_cast<size_t>(dim))};
+}
+
+// ... and the source element (input 0) that it copies, given the index's value `at`, which must
+// lie in [0, n.inputs[0]->shape[dim]): `out` with `at` along dim.
+template <class Index>
+std::vector<Index> gathered_index(const Node& n, const std::vector<Index>& out, Index at) {
+  std::vector<Index> in = out;
+  in.at(static_cast<size_t>(n.attr<AxisAttrs>().dim)) = at;
+  return in;
+}
+
 // pad: along a padded dim, j = index - lo must be >= 0, a multiple of interior + 1, and
 // j / (interior + 1) below the input's size (constant slots 3d: lo, 3d + 1: interior + 1,
 // 3d + 2: size); elsewhere the element is the padding value. `valid` is always() when no dim is
@@ -196,7 +215,7 @@ PadIndex<A> pad_index(A& a, const Node& n, const std::vector<typename A::Index>&
 // condition that the output index is in its range and the index into it.
 template <class A, class Each>
 void cat_index(A& a, const Node& n, const std::vector<typename A::Index>& out, Each&& each) {
-  const int64_t dim = n.attr<CatAttrs>().dim;
+  const int64_t dim = n.attr<AxisAttrs>().dim;
   int64_t lo = 0;
   for (size_t k = 0; k < n.inputs.size(); ++k) {
     const int64_t size = n.inputs[k]->shape[dim];

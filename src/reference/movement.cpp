@@ -82,6 +82,19 @@ HostTensor cat(const Node& node, const std::vector<HostArg>& inputs, const HostT
   return out;
 }
 
+// take, take_along_axis, gather: each output element copies the source element its index names.
+HostTensor gather(const Node& node, const HostTensor& in, const HostTensor& index, const HostTensor& out) {
+  const int64_t dim = node.attr<AxisAttrs>().dim, size = in.shape().at(static_cast<size_t>(dim));
+  gather_copy(in, out, nullptr, [&](const std::vector<int64_t>& o) -> std::optional<std::vector<int64_t>> {
+    const int64_t at = index.get_int64(index_operand_index(node, o).data());
+    VF_USER_CHECK(at >= 0 && at < size, "prims.", op_name(node.op), " ", node.output()->name, ": index ", at,
+                  " is out of range for dim ", dim, " of size ", size, " of ", node.inputs[0]->name, " ",
+                  node.inputs[0]->type_string(), " (at output element ", shape_to_string(o), ")");
+    return gathered_index(node, o, at);
+  });
+  return out;
+}
+
 }  // namespace
 
 HostTensor run_movement(const Node& node, const std::vector<HostArg>& inputs) {
@@ -96,6 +109,8 @@ HostTensor run_movement(const Node& node, const std::vector<HostArg>& inputs) {
                         "reference: pad needs a scalar padding value");
       return pad(node, tensor_arg(inputs, 0), std::get<Scalar>(inputs[1]), out);
     case OpKind::Cat: return cat(node, inputs, out);
+    case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather:
+      return gather(node, tensor_arg(inputs, 0), tensor_arg(inputs, 1), out);
     default: VF_INTERNAL_ERROR("prims.", op_name(node.op), " is not a view or movement op");
   }
 }

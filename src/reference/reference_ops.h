@@ -13,7 +13,8 @@ namespace vf::reference {
 
 // convert_element_type, unary, binary and ternary ops.
 HostTensor run_elementwise(const Node& node, const std::vector<HostArg>& inputs);
-// View ops (copied here: aliasing is decided elsewhere) and pad, cat, flip.
+// View ops (copied here: aliasing is decided elsewhere) and pad, cat, flip, take, take_along_axis,
+// gather (an index out of range is a UserError).
 HostTensor run_movement(const Node& node, const std::vector<HostArg>& inputs);
 // sum, prod, amax, amin, var, var_mean.
 std::vector<HostTensor> run_reduction(const Node& node, const HostTensor& input);

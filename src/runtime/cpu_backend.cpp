@@ -131,7 +131,10 @@ class CpuPreparedKernel : public PreparedKernel {
                     int64_t inline_extent, SpecializeMode mode, Specializer<CpuModule>::Load load,
                     SpecializeStats& stats)
       : module_(std::move(module)), kernel_(std::move(kernel)), pool_(std::move(pool)), inline_extent_(inline_extent),
-        specializer_(mode, std::move(load), stats) {}
+        specializer_(mode, std::move(load), stats) {
+    for (const AbiField& f : kernel_.abi.fields)
+      if (f.kind == AbiFieldKind::IndexError) error_offset_ = static_cast<int64_t>(f.offset);
+  }
 
   void launch(const KernelArgs& args) const override {
     thread_local LaunchBlock block;
@@ -140,10 +143,18 @@ class CpuPreparedKernel : public PreparedKernel {
     if (extent <= 0) return;
     const CpuModule* module = specializer_.pick(kernel_, block);
     if (!module) module = module_.get();
+    // A kernel with gathers records the first index out of range here (prelude_cpu.inc vf_gathered).
+    int64_t error[2] = {-1, 0};
+    if (error_offset_ >= 0) {
+      void* slot = error;
+      std::memcpy(block.args.data() + error_offset_, &slot, sizeof slot);
+    }
     if (extent < inline_extent_ || pool_->workers() == 0)
       module->entry(block.args.data(), 0, extent);
     else
       pool_->run(module->entry, block.args.data(), extent);
+    if (error[0] >= 0)
+      VF_USER_ERROR(kernel_.abi.gathers.at(static_cast<size_t>(error[0])), ": index ", error[1], " is out of range");
   }
 
  private:
@@ -151,6 +162,7 @@ class CpuPreparedKernel : public PreparedKernel {
   GeneratedKernel kernel_;
   std::shared_ptr<CpuThreadPool> pool_;
   int64_t inline_extent_;
+  int64_t error_offset_ = -1;  // the IndexError field's offset in the argument block, if any
   Specializer<CpuModule> specializer_;  // last: waits for a background specialization that reads kernel_
 };
 

@@ -474,10 +474,18 @@ class Planner {
     if (seg.kind != SegmentKind::Kernel) return {std::move(seg), ""};
     LoweredKernel lowered = lower_kernel(seg.spec);
     if (!lowered.ok()) return {std::move(seg), std::move(lowered.problem)};
-    std::string partly;
-    for (const std::string& name : partly_read_inputs(seg.spec, lowered.ir)) partly += (partly.empty() ? "" : ", ") + name;
-    if (!partly.empty())
-      seg.note = "skips the elements of " + partly + " that a where's loop-index condition discards (reads above: an upper bound)";
+    const PartlyRead partly = partly_read_inputs(seg.spec, lowered.ir);
+    auto names = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const std::string& name : v) s += (s.empty() ? "" : ", ") + name;
+      return s;
+    };
+    std::string note;
+    if (!partly.masked.empty())
+      note = "skips the elements of " + names(partly.masked) + " that a where's loop-index condition discards";
+    if (!partly.gathered.empty())
+      note += (note.empty() ? "reads " : "; reads ") + names(partly.gathered) + " only where the indices say";
+    if (!note.empty()) seg.note = note + " (reads above: an upper bound)";
     seg.kernel = std::make_shared<const KernelIR>(std::move(lowered.ir));
     return {std::move(seg), ""};
   }

@@ -101,7 +101,7 @@ TEST(CodegenCpu, SlicesOfOneView_ShareStrideArguments) {
     Value* x = f.add(OpKind::Transpose, {f.add(OpKind::Squeeze, {s}, DimsAttrs{{2}})}, PermuteAttrs{{0, 2, 1, 3}});
     Value* lo = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, 0, 0}, {2, 2, 4, 4}, {1, 1, 1, 1}});
     Value* hi = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, 0, 4}, {2, 2, 4, 8}, {1, 1, 1, 1}});
-    f.add_output(f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, CatAttrs{3}));
+    f.add_output(f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, AxisAttrs{3}));
   }
   Layout padded = Layout::contiguous({2, 4, 48});
   padded.strides = {4 * 56, 56, 1};
@@ -195,7 +195,7 @@ TEST(CodegenCpu, CatWithEmptySource_MatchesReference) {
   Value* a = f.add_tensor_input("a", DType::Float16, {2, 3});
   Value* e = f.add_tensor_input("e", DType::Float16, {2, 0});
   Value* b = f.add_tensor_input("b", DType::Float16, {2, 4});
-  Value* c = f.add(OpKind::Cat, {a, e, b}, CatAttrs{1});
+  Value* c = f.add(OpKind::Cat, {a, e, b}, AxisAttrs{1});
   f.add_output(f.add(OpKind::Mul, {c, f.add(OpKind::Flip, {c}, DimsAttrs{{0, 1}})}));
   expect_matches_reference(backend(), f,
                            {random_contiguous(DType::Float16, {2, 3}, 14), random_contiguous(DType::Float16, {2, 0}, 15),

@@ -41,7 +41,7 @@ std::vector<std::unique_ptr<Fusion>> sample_fusions() {
     Value* a = f.add_tensor_input("a", DType::Float16, {4, 5});
     Value* e = f.add_tensor_input("e", DType::Float16, {4, 0});
     Value* p = f.add(OpKind::Pad, {a, f.add_constant(Scalar::from_float(-1.5))}, PadAttrs{{{-1, 2, 1}, {2, -3, 0}}});
-    Value* c = f.add(OpKind::Cat, {a, e, a}, CatAttrs{1});
+    Value* c = f.add(OpKind::Cat, {a, e, a}, AxisAttrs{1});
     f.add_output(f.add(OpKind::Flip, {c}, DimsAttrs{{0, 1}}));
     f.add_output(p);
     Value* s = f.add(OpKind::SlicePrim, {a}, SliceAttrs{{1, 0}, {4, 5}, {2, 2}});
@@ -146,7 +146,7 @@ TEST(CodegenCuda, CatOfPackAlignedRanges_LoadsGuardedPacks) {
     Value* lo = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, 0}, {4, 3, half}, {1, 1, 1}});
     Value* hi = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, half}, {4, 3, 2 * half}, {1, 1, 1}});
     // The permute makes the nest not flat, so that it takes the row-vector schedule.
-    Value* rot = f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, CatAttrs{2});
+    Value* rot = f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, AxisAttrs{2});
     f.add_output(f.add(OpKind::Transpose, {rot}, PermuteAttrs{{1, 0, 2}}));
     return generate_kernel(contiguous_spec(f), Target::Cuda).source;
   };

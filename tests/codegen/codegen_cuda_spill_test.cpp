@@ -134,7 +134,7 @@ void llama_rope(Fusion& f) {
     Value* x = f.add(OpKind::Transpose, {f.add(OpKind::Squeeze, {s}, DimsAttrs{{2}})}, PermuteAttrs{{0, 2, 1, 3}});
     Value* lo = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, 0, 0}, {B, H, T, D / 2}, {1, 1, 1, 1}});
     Value* hi = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0, 0, D / 2}, {B, H, T, D}, {1, 1, 1, 1}});
-    Value* rot = f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, CatAttrs{3});
+    Value* rot = f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, AxisAttrs{3});
     Value* y = op(f, OpKind::Add, op(f, OpKind::Mul, to(f, x, DType::Float32), cos),
                   op(f, OpKind::Mul, to(f, rot, DType::Float32), sin));
     f.add_output(to(f, y, DType::BFloat16));

@@ -73,7 +73,7 @@ TEST(CodegenGpu, SeedAndMovementOps_MatchCpu) {
   Value* p = f.add(OpKind::Pad, {x, f.add_constant(Scalar::from_float(-2.0))},
                    PadAttrs{{{0, 0, 0}, {-1, 2, 1}, {1, 1, 0}, {0, -3, 0}}});
   f.add_output(f.add(OpKind::Flip, {p}, DimsAttrs{{1, 3}}));
-  f.add_output(f.add(OpKind::Cat, {x, x}, CatAttrs{2}));
+  f.add_output(f.add(OpKind::Cat, {x, x}, AxisAttrs{2}));
   f.add_output(f.add(OpKind::ConvertElementType, {f.add(OpKind::Exp, {x})}, CastAttrs{DType::Int16}));
   expect_gpu_matches_cpu(f, {random_tensor(DType::BFloat16, {2, 16, 8, 16}, 41)});
   HostTensor permuted = tensor_with_layout(DType::BFloat16, permuted_layout({2, 16, 8, 16}, {3, 1, 0, 2}, 5));
@@ -127,7 +127,7 @@ Fusion rotate_half(DType dtype, int64_t rows, int64_t half) {
   Value* c = f.add_tensor_input("c", dtype, {2 * half});
   Value* lo = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 0}, {rows, half}, {1, 1}});
   Value* hi = f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, half}, {rows, 2 * half}, {1, 1}});
-  Value* rot = f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, CatAttrs{1});
+  Value* rot = f.add(OpKind::Cat, {f.add(OpKind::Neg, {hi}), lo}, AxisAttrs{1});
   Value* cb = f.add(OpKind::BroadcastInDim, {c}, BroadcastAttrs{{rows, 2 * half}, {1}});
   f.add_output(f.add(OpKind::Add, {f.add(OpKind::Mul, {x, cb}), rot}));
   return f;

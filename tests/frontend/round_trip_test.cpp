@@ -100,7 +100,7 @@ TEST(PrintTrace, AttributeForms_SpelledAsPrims) {
   Value* iota = f.add_node(OpKind::Iota, {}, IotaAttrs{2, -1, 3, DType::Int32}, {"i"}).at(0);
   Value* sum = f.add_node(OpKind::Add, {vm[1], f.add_constant(Scalar::from_float(1.0 / 3))}, NoAttrs{}, {"a"}).at(0);
   Value* mul = f.add_node(OpKind::Mul, {sum, s}, NoAttrs{}, {"b"}).at(0);
-  Value* cat = f.add_node(OpKind::Cat, {mul, full}, CatAttrs{0}, {"k"}).at(0);
+  Value* cat = f.add_node(OpKind::Cat, {mul, full}, AxisAttrs{0}, {"k"}).at(0);
   f.add_output(cat);
   f.add_output(iota);
   std::string text = print_trace(f, "g");

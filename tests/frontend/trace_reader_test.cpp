@@ -185,7 +185,7 @@ def f(x, y, p):
   EXPECT_EQ(node(f, 4).attr<BroadcastAttrs>().shape, (Shape{2, 3, 4, 1}));
   EXPECT_EQ(node(f, 4).attr<BroadcastAttrs>().broadcast_dims, (std::vector<int64_t>{0, 1, 2}));
   EXPECT_EQ(node(f, 5).op, OpKind::Cat);
-  EXPECT_EQ(node(f, 5).attr<CatAttrs>().dim, 2);
+  EXPECT_EQ(node(f, 5).attr<AxisAttrs>().dim, 2);
   EXPECT_EQ(node(f, 5).output()->shape, (Shape{2, 3, 8}));
   EXPECT_EQ(node(f, 6).op, OpKind::SlicePrim);
   EXPECT_EQ(node(f, 6).output()->shape, (Shape{2, 1, 4}));

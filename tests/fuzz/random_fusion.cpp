@@ -433,7 +433,7 @@ class Generator {
       operands.push_back({v, {}});
     }
     std::shuffle(operands.begin(), operands.end(), rng_);
-    append(OpKind::Cat, operands, CatAttrs{dim}, ex);
+    append(OpKind::Cat, operands, AxisAttrs{dim}, ex);
   }
 
   void flip(int a) {

@@ -44,7 +44,7 @@ TEST(Fusion, EveryCategory_Verifies) {
   Value* t = f.add(OpKind::Transpose, {x}, PermuteAttrs{{-1, -2}});
   Value* sl = f.add(OpKind::SlicePrim, {t}, SliceAttrs{{0, 0}, {3, 2}, {}});
   Value* p = f.add(OpKind::Pad, {sl, one}, PadAttrs{{{1, -1, 0}, {0, 0, 1}}});
-  Value* c = f.add(OpKind::Cat, {p, p}, CatAttrs{-1});
+  Value* c = f.add(OpKind::Cat, {p, p}, AxisAttrs{-1});
   Value* e = f.add(OpKind::Exp, {c});
   Value* a = f.add(OpKind::Add, {e, s});
   Value* cond = f.add(OpKind::Gt, {a, one});

@@ -241,28 +241,63 @@ TEST_F(InferTypes, PadWrongConfigLength_Throws) {
 
 TEST_F(InferTypes, Cat_SumsTheCatDim) {
   Value* w = f.add_tensor_input("w", DType::Float32, {2, 0});
-  Value* c = f.add(OpKind::Cat, {x, w, y}, CatAttrs{-1});
+  Value* c = f.add(OpKind::Cat, {x, w, y}, AxisAttrs{-1});
   expect_type(c, DType::Float32, {2, 6});
-  EXPECT_EQ(c->producer->attr<CatAttrs>().dim, 1);
+  EXPECT_EQ(c->producer->attr<AxisAttrs>().dim, 1);
 }
 
 TEST_F(InferTypes, CatDtypeMismatch_Throws) {
-  EXPECT_THAT(error(OpKind::Cat, {x, i}, CatAttrs{0}),
+  EXPECT_THAT(error(OpKind::Cat, {x, i}, AxisAttrs{0}),
               HasSubstr("tensors must have the same dtype, got f32 and i32"));
 }
 
 TEST_F(InferTypes, CatShapeMismatch_Throws) {
   Value* w = f.add_tensor_input("w", DType::Float32, {3, 3});
-  EXPECT_THAT(error(OpKind::Cat, {x, w}, CatAttrs{1}),
+  EXPECT_THAT(error(OpKind::Cat, {x, w}, AxisAttrs{1}),
               HasSubstr("tensor 1 has shape [3, 3], which differs from [2, 3] outside the cat dim 1"));
 }
 
 TEST_F(InferTypes, CatRankMismatch_Throws) {
-  EXPECT_THAT(error(OpKind::Cat, {x, v}, CatAttrs{0}), HasSubstr("tensors must have the same rank, got 2 and 1"));
+  EXPECT_THAT(error(OpKind::Cat, {x, v}, AxisAttrs{0}), HasSubstr("tensors must have the same rank, got 2 and 1"));
 }
 
 TEST_F(InferTypes, CatNoTensors_Throws) {
-  EXPECT_THAT(error(OpKind::Cat, {}, CatAttrs{0}), HasSubstr("prims.cat(): expects at least one tensor"));
+  EXPECT_THAT(error(OpKind::Cat, {}, AxisAttrs{0}), HasSubstr("prims.cat(): expects at least one tensor"));
+}
+
+TEST_F(InferTypes, Take_ReplacesTheDimByTheIndex) {
+  Value* idx = f.add_tensor_input("idx", DType::Int64, {5});
+  Value* one = f.add_tensor_input("one", DType::Int32, {});
+  Value* t = f.add(OpKind::Take, {x, idx}, AxisAttrs{-1});
+  expect_type(t, DType::Float32, {2, 5});
+  EXPECT_EQ(t->producer->attr<AxisAttrs>().dim, 1);
+  expect_type(f.add(OpKind::Take, {x, one}, AxisAttrs{0}), DType::Float32, {1, 3});
+}
+
+TEST_F(InferTypes, TakeAlongAxisAndGather_GiveTheIndexShape) {
+  Value* along = f.add_tensor_input("along", DType::Int64, {2, 7});
+  Value* smaller = f.add_tensor_input("smaller", DType::Int64, {1, 9});
+  expect_type(f.add(OpKind::TakeAlongAxis, {x, along}, AxisAttrs{1}), DType::Float32, {2, 7});
+  expect_type(f.add(OpKind::Gather, {x, smaller}, AxisAttrs{1}), DType::Float32, {1, 9});
+}
+
+TEST_F(InferTypes, IndexingWrongIndex_Throws) {
+  Value* idx2 = f.add_tensor_input("idx2", DType::Int64, {2, 2});
+  Value* big = f.add_tensor_input("big", DType::Int64, {3, 3});
+  Value* rank1 = f.add_tensor_input("rank1", DType::Int64, {3});
+  Value* empty = f.add_tensor_input("empty", DType::Float32, {0, 3});
+  EXPECT_THAT(error(OpKind::Take, {x, x}, AxisAttrs{0}),
+              HasSubstr("prims.take(x: f32[2, 3], x: f32[2, 3]): the index must have an integer dtype, got f32"));
+  EXPECT_THAT(error(OpKind::Take, {x, idx2}, AxisAttrs{0}), HasSubstr("the index must be 0-D or 1-D, got i64[2, 2]"));
+  EXPECT_THAT(error(OpKind::Take, {x, idx2}, AxisAttrs{2}), HasSubstr("dim 2 is out of range for a tensor of rank 2"));
+  EXPECT_THAT(error(OpKind::Take, {empty, rank1}, AxisAttrs{0}),
+              HasSubstr("a non-empty index into dim 0 of size 0 of f32[0, 3]"));
+  EXPECT_THAT(error(OpKind::TakeAlongAxis, {x, rank1}, AxisAttrs{0}),
+              HasSubstr("the index must have the rank of a (2), got i64[3]"));
+  EXPECT_THAT(error(OpKind::TakeAlongAxis, {x, big}, AxisAttrs{1}),
+              HasSubstr("the index's shape [3, 3] differs from a's [2, 3] in dim 0 (only dim 1 may differ)"));
+  EXPECT_THAT(error(OpKind::Gather, {x, big}, AxisAttrs{1}),
+              HasSubstr("the index's shape [3, 3] exceeds a's [2, 3] in dim 0 (only dim 1 may differ)"));
 }
 
 TEST_F(InferTypes, Flip_KeepsShapeAndSortsDims) {

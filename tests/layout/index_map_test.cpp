@@ -179,7 +179,7 @@ TEST(IndexMap, Cat_EachElementFromOneInput) {
       at += s[dim];
       inputs.push_back(f.add_tensor_input("x" + std::to_string(k), DType::Float32, s));
     }
-    const Value* y = f.add(OpKind::Cat, inputs, CatAttrs{dim});
+    const Value* y = f.add(OpKind::Cat, inputs, AxisAttrs{dim});
     for (int64_t k = 0; k < y->numel(); ++k) {
       const std::vector<int64_t> o = unravel(k, y->shape);
       int from = 0;

@@ -291,7 +291,7 @@ TEST_F(ViewLayoutDispatch, Pad_AlwaysCopies) {
 }
 
 TEST_F(ViewLayoutDispatch, Cat_AlwaysCopies) {
-  Value* r = f.add(OpKind::Cat, {x, x}, CatAttrs{0});
+  Value* r = f.add(OpKind::Cat, {x, x}, AxisAttrs{0});
   check(view_layout(node_of(r), xl), copy({"prims.cat always writes new memory"}));
 }
 

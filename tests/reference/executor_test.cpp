@@ -121,7 +121,7 @@ Fusion layout_probe_fusion() {
   f.add_output(f.add(OpKind::SlicePrim, {x}, SliceAttrs{{0, 1}, {2, 3}, {1, 1}}));
   f.add_output(f.add(OpKind::Sum, {x}, DimsAttrs{{1}}));
   f.add_output(f.add(OpKind::Pad, {x, f.add_constant(Scalar::from_float(0))}, PadAttrs{{{1, -1, 0}, {0, 0, 1}}}));
-  f.add_output(f.add(OpKind::Cat, {x, x}, CatAttrs{1}));
+  f.add_output(f.add(OpKind::Cat, {x, x}, AxisAttrs{1}));
   f.add_output(f.add(OpKind::Flip, {x}, DimsAttrs{{0}}));
   return f;
 }

@@ -1,5 +1,6 @@
 // Tests of the reference's view and movement ops: transpose, reshape, broadcast_in_dim, slice,
-// squeeze, pad, cat and flip.
+// squeeze, pad, cat, flip, take, take_along_axis and gather.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "reference_test_util.h"
@@ -105,8 +106,8 @@ TEST(ReferenceCat, EmptyInputs_AreSkipped) {
   Value* b = f.add_tensor_input("b", DType::Float32, {2, 2});
   Value* c = f.add_tensor_input("c", DType::Float32, {0, 2});
   Value* d = f.add_tensor_input("d", DType::Float32, {1, 2});
-  f.add_output(f.add(OpKind::Cat, {a, b, c, d}, CatAttrs{0}));
-  f.add_output(f.add(OpKind::Cat, {a, c}, CatAttrs{0}));
+  f.add_output(f.add(OpKind::Cat, {a, b, c, d}, AxisAttrs{0}));
+  f.add_output(f.add(OpKind::Cat, {a, c}, AxisAttrs{0}));
   auto out = run_reference(f, {make_tensor(DType::Float32, {0, 2}, {}), make_tensor(DType::Float32, {2, 2}, {1, 2, 3, 4}),
                                make_tensor(DType::Float32, {0, 2}, {}), make_tensor(DType::Float32, {1, 2}, {5, 6})});
   EXPECT_EQ(out[0].shape(), (Shape{3, 2}));
@@ -118,10 +119,50 @@ TEST(ReferenceCat, InnerDim_Interleaves) {
   Fusion f;
   Value* a = f.add_tensor_input("a", DType::Int32, {2, 1});
   Value* b = f.add_tensor_input("b", DType::Int32, {2, 2});
-  f.add_output(f.add(OpKind::Cat, {a, b}, CatAttrs{-1}));
+  f.add_output(f.add(OpKind::Cat, {a, b}, AxisAttrs{-1}));
   HostTensor out = run_one(f, {testing::make_int_tensor(DType::Int32, {2, 1}, {1, 2}),
                                testing::make_int_tensor(DType::Int32, {2, 2}, {3, 4, 5, 6})});
   EXPECT_EQ(values_of(out), (std::vector<double>{1, 3, 4, 2, 5, 6}));
+}
+
+// Each output element against the definitions in ir.h, written out by hand.
+TEST(ReferenceIndexing, TakeTakeAlongAxisGather_PickTheIndexedElements) {
+  Fusion f;
+  Value* a = f.add_tensor_input("a", DType::Float32, {2, 3});
+  Value* rows = f.add_tensor_input("rows", DType::Int64, {3});
+  Value* along = f.add_tensor_input("along", DType::Int32, {2, 2});
+  Value* first = f.add_tensor_input("first", DType::Int64, {1, 2});
+  f.add_output(f.add(OpKind::Take, {a, rows}, AxisAttrs{0}));
+  f.add_output(f.add(OpKind::Take, {a, rows}, AxisAttrs{1}));
+  f.add_output(f.add(OpKind::TakeAlongAxis, {a, along}, AxisAttrs{1}));
+  f.add_output(f.add(OpKind::Gather, {a, first}, AxisAttrs{0}));
+  // a = [[1, 2, 3], [4, 5, 6]]
+  auto out = run_reference(f, {make_tensor(DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                               testing::make_int_tensor(DType::Int64, {3}, {1, 0, 1}),
+                               testing::make_int_tensor(DType::Int32, {2, 2}, {2, 2, 0, 1}),
+                               testing::make_int_tensor(DType::Int64, {1, 2}, {1, 0})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{4, 5, 6, 1, 2, 3, 4, 5, 6}));  // rows 1, 0, 1
+  EXPECT_EQ(values_of(out[1]), (std::vector<double>{2, 1, 2, 5, 4, 5}));           // columns 1, 0, 1
+  EXPECT_EQ(values_of(out[2]), (std::vector<double>{3, 3, 4, 5}));                 // a[i][along[i][j]]
+  EXPECT_EQ(values_of(out[3]), (std::vector<double>{4, 2}));                       // a[first[0][j]][j]
+}
+
+TEST(ReferenceIndexing, IndexOutOfRange_IsUserError) {
+  Fusion f;
+  Value* a = f.add_tensor_input("a", DType::Float32, {2, 3});
+  Value* idx = f.add_tensor_input("idx", DType::Int64, {2});
+  f.add_output(f.add_node(OpKind::Take, {a, idx}, AxisAttrs{1}, {"cols"}).at(0));
+  for (int64_t bad : {int64_t{3}, int64_t{-1}}) {
+    try {
+      run_reference(f, {make_tensor(DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                        testing::make_int_tensor(DType::Int64, {2}, {0, bad})});
+      ADD_FAILURE() << "index " << bad << " was taken";
+    } catch (const UserError& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("prims.take cols: index " + std::to_string(bad) +
+                                                 " is out of range for dim 1 of size 3 of a f32[2, 3] (at output "
+                                                 "element [0, 1])"));
+    }
+  }
 }
 
 TEST(ReferenceMovement, EmptyTensors_GiveEmptyResults) {

@@ -151,10 +151,12 @@ TEST(ElideRoundTripCasts, IntegerOrSixteenBitEnds_Untouched) {
 // Keeping float32 brings it to eager's accuracy, one rounding at the end, against float64.
 TEST(ElideRoundTripCasts, TanhGeluBf16_WithinHalfAnUlpOfFloat64) {
   // The region's trace, on 64 Ki elements instead of 24 Mi; normal random inputs rounded to bf16.
-  std::ifstream file(std::string(VF_SOURCE_DIR) + "/tests/segment/model_regions/nanogpt_005.py");
+  // (model_regions/expected.txt: the form whose kernel is vf_pointwise_mul_add_tanh.)
+  std::ifstream file(std::string(VF_SOURCE_DIR) + "/tests/segment/model_regions/nanogpt_004.py");
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   const std::string shape = "bf16[8, 1024, 3072]";
   ASSERT_NE(text.find(shape), std::string::npos);
+  ASSERT_NE(text.find("prims.tanh"), std::string::npos) << "not the GELU region:\n" << text;
   text.replace(text.find(shape), shape.size(), "bf16[16, 4096]");
   auto f = trace(text);
   const std::vector<HostArg> args = random_inputs(*f, 11);
