@@ -60,11 +60,14 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
       fi
     done
   done
-  # The reduction kernels of every shape class the reduction tests make.
-  out=$(compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD_DIR/tests/codegen/vf_test_codegen" \
-        --gtest_filter='Backends/ReductionKernels.*/cuda' 2>&1)
-  code=$?; san_runs=$((san_runs + 1))
-  if [ $code -ne 0 ]; then san_errors=$((san_errors + 1)); echo "memcheck FAILED on the reduction tests"; echo "$out" | tail -n 30; fi
+  # The reduction kernels of every shape class the reduction tests make, and the gathers (indices
+  # out of range among them: such an element must read nothing).
+  for filter in 'Backends/ReductionKernels.*/cuda' 'Backends/Gathers.*/cuda'; do
+    out=$(compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD_DIR/tests/codegen/vf_test_codegen" \
+          --gtest_filter="$filter" 2>&1)
+    code=$?; san_runs=$((san_runs + 1))
+    if [ $code -ne 0 ]; then san_errors=$((san_errors + 1)); echo "memcheck FAILED on $filter"; echo "$out" | tail -n 30; fi
+  done
   summary+=("compute-sanitizer memcheck: $san_runs runs, $san_errors with errors")
   race_errors=0; race_runs=0
   for trace in examples/*.py; do
