@@ -360,9 +360,7 @@ int KernelLowering::lower_cat(const Node& n, const std::vector<int>& idx, int pr
     parts.emplace_back(in_range, visit(n.inputs[k], src_idx, land(pred, in_range)));
   });
   if (parts.empty()) {  // the result is empty: never evaluated
-    ValueExpr zero;
-    zero.dtype = dtype;
-    return nest_->value(zero);
+    return zero(dtype);
   }
   int result = parts.back().second;
   for (size_t k = parts.size() - 1; k-- > 0;) result = select(parts[k].first, parts[k].second, result, dtype);
@@ -384,9 +382,13 @@ int KernelLowering::lower_gather(const Node& n, const std::vector<int>& idx, int
   const int at = nest_->gathered(at_value, bound, ir_.field(AbiFieldKind::IndexError, 0), gather);
   const int in_range = land(nest_->binary(IndexOp::Ge, at, nest_->constant(0)), nest_->binary(IndexOp::Lt, at, bound));
   const int inner = visit(source, gathered_index(n, idx, at), land(pred, in_range));
-  ValueExpr zero;
-  zero.dtype = dtype;
-  return select(in_range, inner, nest_->value(zero), dtype);
+  return select(in_range, inner, zero(dtype), dtype);
+}
+
+int KernelLowering::zero(DType dtype) {
+  ValueExpr e;  // a Constant of the default Scalar, 0
+  e.dtype = dtype;
+  return nest_->value(e);
 }
 
 // The known linearisation of loop vars `run` (more than one), if any.

@@ -316,10 +316,10 @@ std::vector<ValueType> infer_movement(const Checker& c, OpKind op, const std::ve
       c.check(is_integral(index.dtype), "the index must have an integer dtype, got ", dtype_short_name(index.dtype));
       auto& dim = std::get<AxisAttrs>(attrs).dim;
       dim = c.dim(dim, a.rank());
+      c.check(a.shape[dim] > 0 || index.numel() == 0, "a non-empty index into dim ", dim, " of size 0 of ",
+              a.type_string());
       if (op == OpKind::Take) {
         c.check(index.rank() <= 1, "the index must be 0-D or 1-D, got ", index.type_string());
-        c.check(a.shape[dim] > 0 || index.numel() == 0, "a non-empty index into dim ", dim, " of size 0 of ",
-                a.type_string());
         Shape out = a.shape;
         out[dim] = index.rank() == 1 ? index.shape[0] : 1;
         return {tensor_type(a.dtype, out)};
@@ -333,8 +333,6 @@ std::vector<ValueType> infer_movement(const Checker& c, OpKind op, const std::ve
                 op == OpKind::Gather ? " exceeds " : " differs from ", "a's ", shape_to_string(a.shape),
                 " in dim ", d, " (only dim ", dim, " may differ)");
       }
-      c.check(a.shape[dim] > 0 || index.numel() == 0, "a non-empty index into dim ", dim, " of size 0 of ",
-              a.type_string());
       return {tensor_type(a.dtype, index.shape)};
     }
     default:

@@ -180,9 +180,11 @@ TEST(GatherLowering, GatheredIndex_GuardsLoadsAndIsInline) {
   EXPECT_THAT(lowered.ir.abi.gathers[0], HasSubstr("prims.take"));
   EXPECT_THAT(lowered.ir.abi.gathers[0], HasSubstr("(dim 0 of size 10 of wte f32[10, 4])"));
   const GeneratedKernel k = generate_kernel(test::contiguous_spec(*f), Target::Cpu);
-  const size_t use = k.source.find("vf_gathered((vf_i64)v");
+  const std::string call = "vf_gathered((vf_i64)v";
+  const size_t use = k.source.find(call);
   ASSERT_NE(use, std::string::npos) << k.source;
-  const std::string value = k.source.substr(use + 21, k.source.find(',', use) - use - 21);
+  const size_t at = use + call.size();
+  const std::string value = k.source.substr(at, k.source.find(',', at) - at);
   const size_t def = k.source.find(" v" + value + " = ");
   EXPECT_LT(def, use) << "v" << value << " is used before it is defined:\n" << k.source;
 }
