@@ -76,6 +76,7 @@ class Lowering {
   std::vector<Value*> index_select();
   std::vector<Value*> take_along_dim();
   std::vector<Value*> gather();
+  std::vector<Value*> nll_loss_backward();
   std::vector<Value*> slice_prim_impl();
   std::vector<Value*> squeeze();
   std::vector<Value*> transpose();
@@ -170,10 +171,25 @@ class Lowering {
       if (std::optional<DType> d = dtype_from_long_name(dotted.substr(dot + 1))) return *d;
     fail(e, "expected a dtype such as dtypes.float32, found '", dotted.empty() ? "an expression" : dotted, "'");
   }
+  static bool is_none(const Expr* e) { return !e || e->kind == Expr::Kind::None; }
   int64_t wrap_dim(int64_t d, int64_t rank, const Expr& at) const {
     int64_t n = std::max<int64_t>(rank, 1);
     if (d < -n || d >= n) fail(at, "dim ", d, " is out of range for a tensor of rank ", rank);
     return d < 0 ? d + n : d;
+  }
+
+  // One node of a torch spelling written as several: named after the call's result and `what`,
+  // (`t7__classes`), so that it cannot take a name the trace defines later.
+  Value* emit_step(OpKind op, std::vector<Value*> inputs, OpAttrs attrs, std::string_view what) const {
+    std::vector<std::string> names;
+    if (output_names_.size() == 1) names.push_back(output_names_[0] + "__" + std::string(what));
+    try {
+      return scope_.fusion.add_node(op, std::move(inputs), std::move(attrs), std::move(names), call_.line).at(0);
+    } catch (const TraceError&) {
+      throw;
+    } catch (const UserError& e) {
+      scope_.fail(call_, e.what());
+    }
   }
 
   std::vector<Value*> emit(OpKind op, std::vector<Value*> inputs, OpAttrs attrs) const {
@@ -373,6 +389,83 @@ std::vector<Value*> Lowering::gather() {
   return emit(OpKind::Gather, {tensor(*a[0]), tensor(*a[2])}, AxisAttrs{integer(*a[1], "dim")});
 }
 
+// Thunder's nll_loss_backward(g, a, target, weight, reduction, ignore_index, total_weight), the
+// gradient of nll_loss with respect to a (ATen's nll_loss_backward): at the target's class of each
+// element, -g (divided by total_weight for 'mean', times weight[target] with a weight), where the
+// target is not ignore_index; 0 elsewhere. a's shape, g's dtype. Written as elementwise prims over
+// a's shape, the class of each element an iota, so that it fuses with the log-softmax backward
+// beside it instead of writing a tensor of a's size that is almost all zeros. The arithmetic is
+// the compute type's (float32 for 16-bit floats): ATen rounds total_weight to a's dtype first.
+std::vector<Value*> Lowering::nll_loss_backward() {
+  auto a = bind({"g", "a", "target", "weight", "reduction", "ignore_index", "total_weight"}, 6);
+  Value* g = tensor(*a[0]);
+  Value* input = tensor(*a[1]);
+  Value* target = tensor(*a[2]);
+  Value* weight = is_none(a[3]) ? nullptr : tensor(*a[3]);
+  if (a[4]->kind != Expr::Kind::String) fail(*a[4], "expected reduction as a string: 'none', 'sum' or 'mean'");
+  const std::string& reduction = a[4]->text;
+  if (reduction != "none" && reduction != "sum" && reduction != "mean")
+    fail(*a[4], "expected reduction 'none', 'sum' or 'mean', got '", reduction, "'");
+  const int64_t ignore_index = integer(*a[5], "ignore_index");
+  Value* total = is_none(a[6]) ? nullptr : tensor(*a[6]);
+
+  const int64_t rank = input->rank();
+  if (rank < 1) fail(*a[1], "expected a of rank 1 or more, got ", input->type_string());
+  if (!is_floating(input->dtype) || !is_floating(g->dtype))
+    fail(call_, "expected floating g and a, got g ", g->type_string(), " and a ", input->type_string());
+  if (!is_integral(target->dtype)) fail(*a[2], "expected an integer target, got ", target->type_string());
+  const int64_t class_dim = rank >= 2 ? 1 : 0;
+  const int64_t classes = input->shape[class_dim];
+  Shape target_shape = input->shape;
+  target_shape.erase(target_shape.begin() + class_dim);
+  if (target->shape != target_shape)
+    fail(*a[2], "expected target of shape ", shape_to_string(target_shape), " (a ", input->type_string(),
+         " without its class dim ", class_dim, "), got ", target->type_string());
+  if (weight && weight->shape != Shape{classes})
+    fail(*a[3], "expected weight of shape [", classes, "] (one per class), got ", weight->type_string());
+  const Shape g_shape = reduction == "none" ? target_shape : Shape{};
+  if (g->shape != g_shape)
+    fail(*a[0], "expected g of shape ", shape_to_string(g_shape), " for reduction '", reduction, "', got ",
+         g->type_string());
+  if (reduction == "mean" && (!total || total->rank() != 0))
+    fail(a[6] ? *a[6] : call_, "expected total_weight as a tensor of rank 0 for reduction 'mean', got ",
+         total ? total->type_string() : "None");
+
+  std::vector<int64_t> other_dims;  // a's dims other than the class dim: where target's dims go
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != class_dim) other_dims.push_back(d);
+  auto spread = [&](Value* v, std::vector<int64_t> dims, std::string_view what) {
+    return emit_step(OpKind::BroadcastInDim, {v}, BroadcastAttrs{input->shape, std::move(dims)}, what);
+  };
+  Value* class_of = spread(emit_step(OpKind::Iota, {}, IotaAttrs{classes, 0, 1, target->dtype}, "iota"),
+                           {class_dim}, "classes");
+  Value* target_of = spread(target, other_dims, "targets");
+  Value* hit = emit_step(OpKind::Eq, {class_of, target_of}, NoAttrs{}, "hit");
+  if (ignore_index >= 0 && ignore_index < classes) {  // other values of ignore_index never hit
+    Value* kept = emit_step(OpKind::Ne, {target_of, scope_.fusion.add_constant(Scalar::from_int(ignore_index))},
+                            NoAttrs{}, "kept");
+    hit = emit_step(OpKind::BitwiseAnd, {hit, kept}, NoAttrs{}, "hit_kept");
+  }
+  Value* grad = emit_step(OpKind::Neg, {spread(g, reduction == "none" ? other_dims : std::vector<int64_t>{}, "g")},
+                          NoAttrs{}, "neg_g");
+  if (reduction == "mean") {
+    Value* t = total;
+    if (!is_floating(t->dtype)) t = emit_step(OpKind::ConvertElementType, {t}, CastAttrs{DType::Float32}, "total");
+    grad = emit_step(OpKind::Div, {grad, spread(t, {}, "total_weight")}, NoAttrs{}, "mean");
+  }
+  if (weight) {
+    // take reads a 1-D index: the targets flattened, and their weights shaped back.
+    Value* flat = emit_step(OpKind::Reshape, {target}, ReshapeAttrs{Shape{target->numel()}}, "flat_targets");
+    Value* picked = emit_step(OpKind::Take, {weight, flat}, AxisAttrs{0}, "flat_weights");
+    picked = emit_step(OpKind::Reshape, {picked}, ReshapeAttrs{target_shape}, "weight_of_target");
+    grad = emit_step(OpKind::Mul, {grad, spread(picked, other_dims, "weights")}, NoAttrs{}, "weighted");
+  }
+  Value* zero = scope_.fusion.add_constant(Scalar::from_float(0.0));
+  if (grad->dtype == g->dtype) return emit(OpKind::Where, {hit, grad, zero}, NoAttrs{});
+  Value* picked = emit_step(OpKind::Where, {hit, grad, zero}, NoAttrs{}, "grad");
+  return emit(OpKind::ConvertElementType, {picked}, CastAttrs{g->dtype});
+}
+
 std::vector<Value*> Lowering::slice_prim_impl() {
   auto a = bind({"a", "start_indices", "end_indices", "strides"}, 3);
   SliceAttrs attrs{int_list(*a[1], "start_indices", false), int_list(*a[2], "end_indices", false), {}};
@@ -444,7 +537,7 @@ constexpr TorchSpellingEntry kTorchSpellings[] = {
     {"squeeze", &Lowering::squeeze},     {"transpose", &Lowering::transpose},
     {"flatten", &Lowering::flatten},     {"slice_prim_impl", &Lowering::slice_prim_impl},
     {"index_select", &Lowering::index_select}, {"take_along_dim", &Lowering::take_along_dim},
-    {"gather", &Lowering::gather},
+    {"gather", &Lowering::gather},     {"nll_loss_backward", &Lowering::nll_loss_backward},
 };
 
 std::vector<Value*> Lowering::torch(const std::string& fn) {

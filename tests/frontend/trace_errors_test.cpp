@@ -30,6 +30,8 @@ std::vector<BadTrace> bad_traces() {
       {"PrimsIndexAdd", with_x("  y = prims.index_add(x, x, x, 0)\n  return y\n"), 3, 7, "unsupported op 'prims.index_add'"},
       {"TakeFloatIndex", with_x("  y = prims.take(x, x, 0)\n  return y\n"), 3, 7,
        "the index must have an integer dtype, got f32"},
+      {"NllLossBackwardReduction", with_x("  y = ltorch.nll_loss_backward(x, x, x, None, 'avg', -1, x)\n  return y\n"), 3,
+       47, "ltorch.nll_loss_backward: expected reduction 'none', 'sum' or 'mean', got 'avg'"},
       {"MissingAnnotation", "def f(x, w):\n  # x: \"cpu f32[2]\"\n  return x\n", 1, 10,
        "argument 'w' has no annotation"},
       {"AnnotationShapeMismatch", with_x("  y = prims.neg(x)  # y: \"cpu f32[2, 4]\"\n  return y\n"), 3, 27,
