@@ -196,8 +196,9 @@ def test_region_input_in_another_dtype_is_converted_with_a_warning(device):
 
 def test_default_executors_with_inductor_cross_entropy_train():
     """nanoGPT in bfloat16 with Thunder's torchcompile_xentropy executor after viewfuse (made to
-    claim CPU tensors here; it claims CUDA ones): its nll_loss_backward region returns float32
-    where the trace says bfloat16, and the step still trains, its loss and gradients as eager's."""
+    claim CPU tensors here; it claims CUDA ones): the step trains, its loss and gradients as eager's.
+    viewfuse claims cross-entropy's backward (nll_loss_backward) first; when xentropy had it, its
+    region returned float32 where the trace says bfloat16 (the conversion is tested above)."""
     from thunder.executors import torch_compile as tc
     from thunder.extend import ImplInfo
     from thunder.tests import nanogpt_model
@@ -218,8 +219,11 @@ def test_default_executors_with_inductor_cross_entropy_train():
         return loss, grads
 
     want_loss, want = step(model)
-    with pytest.warns(UserWarning, match="arrived as float32 where the trace declares bfloat16"):
-        loss, got = step(thunder.jit(model, executors=[viewfuse_ex, xent]))
+    jmodel = thunder.jit(model, executors=[viewfuse_ex, xent])
+    loss, got = step(jmodel)
+    bw = thunder.last_backward_traces(jmodel)[-1]
+    assert "nll_loss_backward" in {s.sym.name for b in bw.bound_symbols if b.sym.is_fusion and b.sym.executor is viewfuse_ex
+                                   for s in b.subsymbols}, str(bw)
     torch.testing.assert_close(loss, want_loss, rtol=2e-2, atol=2e-2)
     for name, g in want.items():
         assert got[name].dtype == g.dtype, name
@@ -306,10 +310,43 @@ def test_clone_inside_a_region_and_as_its_output(device):
     assert torch.equal(copy, x)
 
 
+@pytest.mark.parametrize("reduction,weighted,ignore_index,shape", [
+    ("mean", False, -100, (6, 5)), ("mean", True, 2, (6, 5)), ("sum", True, -100, (3, 5, 4)), ("none", False, 1, (6, 5)),
+    ("mean", False, -100, (5,))])
+def test_cross_entropy_backward_fuses(device, reduction, weighted, ignore_index, shape):
+    """nll_loss's gradient (Thunder's nll_loss_backward, which has no prims) runs inside a viewfuse
+    region with the log-softmax backward, none of it left to torch; the input gradient equals
+    eager's, with a class weight, an ignored target inside and outside the classes, rank 1 and 3."""
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    classes = shape[1] if len(shape) > 1 else shape[0]
+    logits = torch.randn(shape, device=device, requires_grad=True)
+    target = torch.randint(0, classes, shape[:1] + shape[2:] if len(shape) > 1 else (), device=device)
+    if target.ndim:
+        target.view(-1)[0] = ignore_index
+    weight = torch.rand(classes, device=device) + 0.5 if weighted else None
+
+    def fn(x, t, w):
+        return F.cross_entropy(x, t, weight=w, ignore_index=ignore_index, reduction=reduction)
+
+    jfn = thunder.jit(fn, executors=[viewfuse_ex])
+    got, want = jfn(logits, target, weight), fn(logits, target, weight)
+    torch.testing.assert_close(got, want)
+    g_out = torch.rand_like(want) + 0.5
+    torch.testing.assert_close(torch.autograd.grad(got, logits, g_out)[0], torch.autograd.grad(want, logits, g_out)[0],
+                               atol=1e-6, rtol=1e-5)
+    bw = thunder.last_backward_traces(jfn)[-1]
+    left = {b.sym.name for b in bw.bound_symbols if b.sym.executor is not None and not b.sym.is_fusion}
+    assert "nll_loss_backward" not in left, str(bw)
+    fused = {s.sym.name for b in bw.bound_symbols if b.sym.is_fusion for s in b.subsymbols}
+    assert "nll_loss_backward" in fused, str(bw)
+
+
 def test_embedding_and_cross_entropy_pick_fuse(device):
     """F.embedding (prims.take, with its positions' arange) and cross-entropy's pick of each row's
     target (take_along_dim) run inside viewfuse regions, none left to torch; the loss and the
-    gradients equal eager's (their backward, embedding_backward and nll_loss's, stays with torch)."""
+    gradients equal eager's (embedding_backward stays with torch)."""
     import torch.nn.functional as F
 
     torch.manual_seed(0)

@@ -28,6 +28,11 @@ def literal(x: Any, name_of: Callable[[Any], Optional[str]]) -> str:
         return "(" + "".join(literal(i, name_of) + ", " for i in x) + ")"
     if isinstance(x, list):
         return "[" + ", ".join(literal(i, name_of) for i in x) + "]"
-    if isinstance(x, str) or type(x).__name__ == "dtype" or "dtype" in type(x).__module__:
+    if isinstance(x, str):  # a dtype's name ("float32", "bf16"), or a string argument (a reduction: 'mean')
+        try:
+            return "dtypes." + long_name(x)
+        except TypeError:
+            return repr(x)
+    if type(x).__name__ == "dtype" or "dtype" in type(x).__module__:
         return "dtypes." + long_name(x)
     raise TypeError(f"unsupported argument {x!r} of type {type(x).__name__}")

@@ -52,6 +52,9 @@ _PRIM_OF_ID = {getattr(prims, name).id: name for name in _PRIMS}
 # Inside a region they are an identity reshape; after the runner, a region output made by
 # stride_order gets its memory order and one made by clone its own storage (_OutputFixups).
 _IDENTITIES = {prims.shallow_copy.id, prims.stride_order.id, prims.clone.id}
+# Torch-level symbols without prims that the trace reader writes as several prims (lower_call.cpp),
+# by the name it reads them under.
+_COMPOSITES = {ltorch.nll_loss_backward.id: "ltorch.nll_loss_backward"}
 
 
 def _dtype_ok(dtype) -> bool:
@@ -112,6 +115,13 @@ def _embedding_checker(a, weight, padding_idx=None, max_norm=None, norm_type=2.0
     return padding_idx is None and max_norm is None and _checker(a, weight)
 
 
+def _nll_loss_backward_checker(g, a, target, weight, reduction, ignore_index, total_weight) -> bool:
+    """Claims the gradient of nll_loss (cross-entropy's backward), which the trace reader writes as
+    elementwise prims over a's shape, so that it fuses with the log-softmax backward beside it."""
+    return (reduction in ("none", "sum", "mean") and isinstance(ignore_index, int)
+            and _checker(g, a, target, weight, total_weight))
+
+
 def _devices(bsyms, outputs) -> set[str]:
     """The devices of the tensors the prims of a region read or create (not of the CPU scalar
     tensors it takes as numbers)."""
@@ -147,7 +157,7 @@ def _number_annotation(p: TensorProxy) -> str:
 def _flatten(bsyms):
     """The prims of a region: torch-level symbols are replaced by the prims they call."""
     for bsym in bsyms:
-        if bsym.sym.id in _PRIM_OF_ID or bsym.sym.id in _IDENTITIES:
+        if bsym.sym.id in _PRIM_OF_ID or bsym.sym.id in _IDENTITIES or bsym.sym.id in _COMPOSITES:
             yield bsym
         elif bsym.subsymbols:
             yield from _flatten(bsym.subsymbols)
@@ -224,7 +234,8 @@ def region_trace(bsyms: list[BoundSymbol], outputs: list[Proxy], name: str = "re
             a = bsym.args[0]
             body.append(f"  {lhs} = prims.reshape({a.name}, {_literal(tuple(int(s) for s in a.shape))})")
             continue
-        body.append(f"  {lhs} = prims.{_PRIM_OF_ID[bsym.sym.id]}({', '.join(args)})")
+        callee = _COMPOSITES.get(bsym.sym.id) or f"prims.{_PRIM_OF_ID[bsym.sym.id]}"
+        body.append(f"  {lhs} = {callee}({', '.join(args)})")
     lines = [f"def {name}({', '.join(inputs)}):"]
     lines += [f"  # {n}: {_number_annotation(p) if n in numbers else _annotation(p)}" for n, p in inputs.items()]
     lines += body
@@ -324,6 +335,7 @@ class ViewfuseExecutor(FusionExecutor):
         self.register_supported(ltorch.embedding.id, _embedding_checker)
         for sym in (ltorch.take_along_dim, ltorch.index_select, ltorch.gather):
             self.register_supported(sym.id, _checker)
+        self.register_supported(ltorch.nll_loss_backward.id, _nll_loss_backward_checker)
         self.register_supported(prims.shallow_copy.id, _checker)
         self.register_supported(prims.stride_order.id, _checker)
         self.register_supported(prims.clone.id, _checker)

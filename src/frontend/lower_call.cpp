@@ -446,22 +446,32 @@ std::vector<Value*> Lowering::nll_loss_backward() {
                             NoAttrs{}, "kept");
     hit = emit_step(OpKind::BitwiseAnd, {hit, kept}, NoAttrs{}, "hit_kept");
   }
-  Value* grad = emit_step(OpKind::Neg, {spread(g, reduction == "none" ? other_dims : std::vector<int64_t>{}, "g")},
-                          NoAttrs{}, "neg_g");
-  if (reduction == "mean") {
-    Value* t = total;
-    if (!is_floating(t->dtype)) t = emit_step(OpKind::ConvertElementType, {t}, CastAttrs{DType::Float32}, "total");
-    grad = emit_step(OpKind::Div, {grad, spread(t, {}, "total_weight")}, NoAttrs{}, "mean");
-  }
+  // Prims take operands of one dtype: g, total_weight and weight are cast to the compute type.
+  const DType compute = g->dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  auto as_compute = [&](Value* v, std::string_view what) {
+    return v->dtype == compute ? v : emit_step(OpKind::ConvertElementType, {v}, CastAttrs{compute}, what);
+  };
+  Value* g_of = spread(as_compute(g, "g_compute"), reduction == "none" ? other_dims : std::vector<int64_t>{}, "g");
+  Value* grad = emit_step(OpKind::Neg, {g_of}, NoAttrs{}, "neg_g");
+  if (reduction == "mean")
+    grad = emit_step(OpKind::Div, {grad, spread(as_compute(total, "total_compute"), {}, "total_weight")}, NoAttrs{},
+                     "mean");
   if (weight) {
     // take reads a 1-D index: the targets flattened, and their weights shaped back.
+    // An ignore_index outside the classes would be out of range: its weight is never used, class 0's is read.
     Value* flat = emit_step(OpKind::Reshape, {target}, ReshapeAttrs{Shape{target->numel()}}, "flat_targets");
-    Value* picked = emit_step(OpKind::Take, {weight, flat}, AxisAttrs{0}, "flat_weights");
+    if (ignore_index < 0 || ignore_index >= classes) {
+      Value* ignore = scope_.fusion.add_constant(Scalar::from_int(ignore_index));
+      Value* kept = emit_step(OpKind::Ne, {flat, ignore}, NoAttrs{}, "flat_kept");
+      flat = emit_step(OpKind::Where, {kept, flat, scope_.fusion.add_constant(Scalar::from_int(0))}, NoAttrs{},
+                       "flat_safe_targets");
+    }
+    Value* picked = emit_step(OpKind::Take, {as_compute(weight, "weight_compute"), flat}, AxisAttrs{0}, "flat_weights");
     picked = emit_step(OpKind::Reshape, {picked}, ReshapeAttrs{target_shape}, "weight_of_target");
     grad = emit_step(OpKind::Mul, {grad, spread(picked, other_dims, "weights")}, NoAttrs{}, "weighted");
   }
   Value* zero = scope_.fusion.add_constant(Scalar::from_float(0.0));
-  if (grad->dtype == g->dtype) return emit(OpKind::Where, {hit, grad, zero}, NoAttrs{});
+  if (compute == g->dtype) return emit(OpKind::Where, {hit, grad, zero}, NoAttrs{});
   Value* picked = emit_step(OpKind::Where, {hit, grad, zero}, NoAttrs{}, "grad");
   return emit(OpKind::ConvertElementType, {picked}, CastAttrs{g->dtype});
 }

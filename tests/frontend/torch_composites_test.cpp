@@ -80,6 +80,21 @@ TEST(NllLossBackward, RankThreeInput_ClassDimOneTargetOverTheRest) {
   EXPECT_EQ(values_of(out), (std::vector<double>{-1, 0, 0, 0, 0, -3, 0, 0, -2, -2, 0, 0}));
 }
 
+TEST(NllLossBackward, WeightAndIgnoreIndexOutsideTheClasses_IgnoredRowIsZero) {
+  Fusion f = read_trace(R"(def f(g, a, target, w):
+  # g: "cpu f32[]"
+  # a: "cpu f32[2, 3]"
+  # target: "cpu i64[2]"
+  # w: "cpu f32[3]"
+  r = ltorch.nll_loss_backward(g, a, target, w, 'sum', -100, None)
+  return r
+)");
+  // Target -100 is ignore_index: its weight is never looked up, which would be out of range.
+  HostTensor out = run_one(f, {scalar(DType::Float32, 1.0), make_tensor(DType::Float32, {2, 3}, std::vector<double>(6)),
+                               make_int_tensor(DType::Int64, {2}, {-100, 2}), make_tensor(DType::Float32, {3}, {1, 2, 3})});
+  EXPECT_EQ(values_of(out), (std::vector<double>{0, 0, 0, 0, 0, -3}));
+}
+
 TEST(NllLossBackward, Steps_NamedAfterTheCall) {
   Fusion f = read_trace(std::string(kHeader) +
                         "  r = ltorch.nll_loss_backward(g, a, target, None, 'mean', 1, total)\n  return r\n");
