@@ -1,4 +1,4 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse2 and the regions of its form: 1 kernel(s)
+# llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse2 and the regions of its form: 1 kernel(s)
 # layout t2113: sizes [4, 16, 2048, 128] strides [4194304, 262144, 128, 1] offset 0
 def t2113(t2113):
   # t2113: "cpu bf16[4, 16, 2048, 128]"

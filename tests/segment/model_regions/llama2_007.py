@@ -1,17 +1,13 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse50 and the regions of its form: 1 kernel(s)
-# layout t6764: sizes [8192, 1] strides [1, 1] offset 0
-# layout t6038: sizes [8192, 1] strides [1, 1] offset 0
-def t6038(t6764, t6038):
-  # t6764: "cpu bf16[8192, 1]"
-  # t6038: "cpu b8[8192, 1]"
-  t6042 = prims.convert_element_type(t6764, dtypes.float32)
-  t6043 = prims.sum(t6042, (0, 1, ))
-  t6044 = prims.convert_element_type(t6043, dtypes.bfloat16)
-  t6045 = prims.convert_element_type(t6038, dtypes.int64)
-  t6046 = prims.sum(t6045, (0, 1, ))
-  t6047 = prims.reshape(t6046, ())
-  t6048 = prims.convert_element_type(t6044, dtypes.float32)
-  t6049 = prims.convert_element_type(t6047, dtypes.float32)
-  t6050 = prims.div(t6048, t6049)
-  t6051 = prims.convert_element_type(t6050, dtypes.bfloat16)
-  return (t6047, t6051, )
+# llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse51 and the regions of its form: 0 kernel(s)
+# layout t6756: sizes [8192, 2048] strides [2048, 1] offset 0
+# layout t5995: sizes [4, 2048, 32000] strides [65536000, 32000, 1] offset 0
+# layout t5981: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+def t5981(t6756, t5995, t5981):
+  # t6756: "cpu bf16[8192, 2048]"
+  # t5995: "cpu bf16[4, 2048, 32000]"
+  # t5981: "cpu bf16[4, 2048, 2048]"
+  t5988 = prims.reshape(t6756, (4, 2048, 2048, ))
+  t5989 = prims.reshape(t5995, (8192, 32000, ))
+  t5990 = prims.transpose(t5989, (1, 0, ))
+  t5991 = prims.reshape(t5981, (8192, 2048, ))
+  return (t5988, t5990, t5991, )

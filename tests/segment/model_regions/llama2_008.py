@@ -1,26 +1,51 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse51 and the regions of its form: 1 kernel(s)
-# layout t6015: sizes [8192, 32000] strides [32000, 1] offset 0
-# layout t6765: sizes [8192, 32000] strides [32000, 1] offset 0
-def t6765(t6015, t6765):
-  # t6015: "cpu bf16[8192, 32000]"
-  # t6765: "cpu bf16[8192, 32000]"
-  t6017 = prims.convert_element_type(t6015, dtypes.float32)
-  t6018 = prims.exp(t6017)
-  t6019 = prims.convert_element_type(t6018, dtypes.bfloat16)
-  t6020 = prims.convert_element_type(t6765, dtypes.float32)
-  t6021 = prims.sum(t6020, (1, ))
-  t6022 = prims.broadcast_in_dim(t6021, [8192, 1], [0])
-  t6023 = prims.convert_element_type(t6022, dtypes.bfloat16)
-  t6024 = prims.broadcast_in_dim(t6023, (8192, 32000, ), (0, 1, ))
-  t6025 = prims.convert_element_type(t6019, dtypes.float32)
-  t6026 = prims.convert_element_type(t6024, dtypes.float32)
-  t6027 = prims.mul(t6025, t6026)
-  t6028 = prims.convert_element_type(t6027, dtypes.bfloat16)
-  t6029 = prims.convert_element_type(t6765, dtypes.float32)
-  t6030 = prims.convert_element_type(t6028, dtypes.float32)
-  t6031 = prims.sub(t6029, t6030)
-  t6032 = prims.convert_element_type(t6031, dtypes.bfloat16)
-  t6033 = prims.reshape(t6032, (8192, 32000, ))
-  t5995 = prims.reshape(t6033, (4, 2048, 32000, ))
-  t5986 = prims.reshape(t5995, (8192, 32000, ))
-  return (t5995, t5986, )
+# llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse52 and the regions of its form: 2 kernel(s)
+# layout t_model_norm_weight: sizes [2048] strides [1] offset 0
+# layout t5988: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t5912: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t5948: sizes [4, 2048, 1] strides [2048, 1, 1] offset 0
+def t5948(t_model_norm_weight, t5988, t5912, t5948):
+  # t_model_norm_weight: "cpu bf16[2048]"
+  # t5988: "cpu bf16[4, 2048, 2048]"
+  # t5912: "cpu bf16[4, 2048, 2048]"
+  # t5948: "cpu f32[4, 2048, 1]"
+  t5966 = prims.broadcast_in_dim(t_model_norm_weight, (4, 2048, 2048, ), (2, ))
+  t5983 = prims.convert_element_type(t5988, dtypes.float32)
+  t5974 = prims.convert_element_type(t5966, dtypes.float32)
+  t5979 = prims.mul(t5974, t5983)
+  t5973 = prims.convert_element_type(t5979, dtypes.bfloat16)
+  t5965 = prims.convert_element_type(t5973, dtypes.float32)
+  t5915 = prims.convert_element_type(t5912, dtypes.float32)
+  t5962 = prims.mul(t5915, t5965)
+  t5955 = prims.reshape(t5962, (4, 2048, 2048, ))
+  t5956 = prims.sum(t5955, (2, ))
+  t5957 = prims.reshape(t5956, (4, 2048, ))
+  t5958 = prims.broadcast_in_dim(t5957, [4, 2048, 1], [0, 1])
+  t5951 = prims.pow(t5948, 3.0)
+  t5950 = prims.mul(-0.5, t5958)
+  t5952 = prims.mul(t5950, t5951)
+  t5939 = prims.div(t5952, 2048.0)
+  t5934 = prims.reshape(t5939, (4, 2048, 1, ))
+  t5935 = prims.sum(t5934, (2, ))
+  t5936 = prims.reshape(t5935, (4, 2048, ))
+  t5930 = prims.broadcast_in_dim(t5936, [4, 2048, 1], [0, 1])
+  t5931 = prims.broadcast_in_dim(t5930, (4, 2048, 2048, ), (0, 1, 2, ))
+  t5922 = prims.pow(t5915, 1.0)
+  t5921 = prims.mul(t5931, 2.0)
+  t5953 = prims.broadcast_in_dim(t5948, (4, 2048, 2048, ), (0, 1, 2, ))
+  t5923 = prims.mul(t5921, t5922)
+  t5961 = prims.mul(t5953, t5965)
+  t5959 = prims.mul(t5915, t5953)
+  t6054 = prims.add(t5961, t5923)
+  t5963 = prims.convert_element_type(t5959, dtypes.bfloat16)
+  t5917 = prims.convert_element_type(t6054, dtypes.bfloat16)
+  t5971 = prims.convert_element_type(t5963, dtypes.float32)
+  t5914 = prims.convert_element_type(t5917, dtypes.float32)
+  t5980 = prims.mul(t5971, t5983)
+  t5909 = prims.convert_element_type(t5914, dtypes.bfloat16)
+  t5976 = prims.convert_element_type(t5980, dtypes.bfloat16)
+  t5895 = prims.reshape(t5909, (8192, 2048, ))
+  t5906 = prims.convert_element_type(t5914, dtypes.bfloat16)
+  t5968 = prims.convert_element_type(t5976, dtypes.float32)
+  t5969 = prims.sum(t5968, (0, 1, ))
+  t5970 = prims.convert_element_type(t5969, dtypes.bfloat16)
+  return (t5909, t5895, t5906, t5970, )

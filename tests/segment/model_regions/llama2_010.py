@@ -1,51 +1,27 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse53 and the regions of its form: 2 kernel(s)
-# layout t_model_norm_weight: sizes [2048] strides [1] offset 0
-# layout t5988: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
-# layout t5912: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
-# layout t5948: sizes [4, 2048, 1] strides [2048, 1, 1] offset 0
-def t5948(t_model_norm_weight, t5988, t5912, t5948):
-  # t_model_norm_weight: "cpu bf16[2048]"
-  # t5988: "cpu bf16[4, 2048, 2048]"
-  # t5912: "cpu bf16[4, 2048, 2048]"
-  # t5948: "cpu f32[4, 2048, 1]"
-  t5966 = prims.broadcast_in_dim(t_model_norm_weight, (4, 2048, 2048, ), (2, ))
-  t5983 = prims.convert_element_type(t5988, dtypes.float32)
-  t5974 = prims.convert_element_type(t5966, dtypes.float32)
-  t5979 = prims.mul(t5974, t5983)
-  t5973 = prims.convert_element_type(t5979, dtypes.bfloat16)
-  t5965 = prims.convert_element_type(t5973, dtypes.float32)
-  t5915 = prims.convert_element_type(t5912, dtypes.float32)
-  t5962 = prims.mul(t5915, t5965)
-  t5955 = prims.reshape(t5962, (4, 2048, 2048, ))
-  t5956 = prims.sum(t5955, (2, ))
-  t5957 = prims.reshape(t5956, (4, 2048, ))
-  t5958 = prims.broadcast_in_dim(t5957, [4, 2048, 1], [0, 1])
-  t5951 = prims.pow(t5948, 3.0)
-  t5950 = prims.mul(-0.5, t5958)
-  t5952 = prims.mul(t5950, t5951)
-  t5939 = prims.div(t5952, 2048.0)
-  t5934 = prims.reshape(t5939, (4, 2048, 1, ))
-  t5935 = prims.sum(t5934, (2, ))
-  t5936 = prims.reshape(t5935, (4, 2048, ))
-  t5930 = prims.broadcast_in_dim(t5936, [4, 2048, 1], [0, 1])
-  t5931 = prims.broadcast_in_dim(t5930, (4, 2048, 2048, ), (0, 1, 2, ))
-  t5922 = prims.pow(t5915, 1.0)
-  t5921 = prims.mul(t5931, 2.0)
-  t5953 = prims.broadcast_in_dim(t5948, (4, 2048, 2048, ), (0, 1, 2, ))
-  t5923 = prims.mul(t5921, t5922)
-  t5961 = prims.mul(t5953, t5965)
-  t5959 = prims.mul(t5915, t5953)
-  t6054 = prims.add(t5961, t5923)
-  t5963 = prims.convert_element_type(t5959, dtypes.bfloat16)
-  t5917 = prims.convert_element_type(t6054, dtypes.bfloat16)
-  t5971 = prims.convert_element_type(t5963, dtypes.float32)
-  t5914 = prims.convert_element_type(t5917, dtypes.float32)
-  t5980 = prims.mul(t5971, t5983)
-  t5909 = prims.convert_element_type(t5914, dtypes.bfloat16)
-  t5976 = prims.convert_element_type(t5980, dtypes.bfloat16)
-  t5895 = prims.reshape(t5909, (8192, 2048, ))
-  t5906 = prims.convert_element_type(t5914, dtypes.bfloat16)
-  t5968 = prims.convert_element_type(t5976, dtypes.float32)
-  t5969 = prims.sum(t5968, (0, 1, ))
-  t5970 = prims.convert_element_type(t5969, dtypes.bfloat16)
-  return (t5909, t5895, t5906, t5970, )
+# llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse54 and the regions of its form: 1 kernel(s)
+# layout t6752: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+# layout t5897: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+# layout t6753: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+def t6753(t6752, t5897, t6753):
+  # t6752: "cpu bf16[4, 2048, 5632]"
+  # t5897: "cpu bf16[4, 2048, 5632]"
+  # t6753: "cpu bf16[4, 2048, 5632]"
+  t5830 = prims.convert_element_type(t6752, dtypes.float32)
+  t5831 = prims.neg(t5830)
+  t5832 = prims.exp(t5831)
+  t5833 = prims.add(1.0, t5832)
+  t5834 = prims.reciprocal(t5833)
+  t5835 = prims.convert_element_type(t5834, dtypes.bfloat16)
+  t5836 = prims.convert_element_type(t6752, dtypes.float32)
+  t5837 = prims.convert_element_type(t5835, dtypes.float32)
+  t5838 = prims.mul(t5836, t5837)
+  t5839 = prims.convert_element_type(t5838, dtypes.bfloat16)
+  t5892 = prims.convert_element_type(t5897, dtypes.float32)
+  t5880 = prims.convert_element_type(t5839, dtypes.float32)
+  t5889 = prims.mul(t5880, t5892)
+  t5883 = prims.convert_element_type(t6753, dtypes.float32)
+  t5885 = prims.convert_element_type(t5889, dtypes.bfloat16)
+  t5888 = prims.mul(t5883, t5892)
+  t5873 = prims.reshape(t5885, (8192, 5632, ))
+  t5882 = prims.convert_element_type(t5888, dtypes.bfloat16)
+  return (t5885, t5873, t5882, )

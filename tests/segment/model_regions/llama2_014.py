@@ -1,38 +1,13 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse57 and the regions of its form: 1 kernel(s)
-# layout t6760: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
-# layout t5882: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
-def t5882(t6760, t5882):
-  # t6760: "cpu bf16[4, 2048, 5632]"
-  # t5882: "cpu bf16[4, 2048, 5632]"
-  t5841 = prims.convert_element_type(t6760, dtypes.float32)
-  t5842 = prims.neg(t5841)
-  t5843 = prims.convert_element_type(t5842, dtypes.bfloat16)
-  t5844 = prims.convert_element_type(t5843, dtypes.float32)
-  t5845 = prims.exp(t5844)
-  t5846 = prims.convert_element_type(t5845, dtypes.bfloat16)
-  t5847 = prims.convert_element_type(t5846, dtypes.float32)
-  t5848 = prims.add(1.0, t5847)
-  t5849 = prims.convert_element_type(t5848, dtypes.bfloat16)
-  t5850 = prims.convert_element_type(t5849, dtypes.float32)
-  t5851 = prims.div(1.0, t5850)
-  t5852 = prims.convert_element_type(t5851, dtypes.bfloat16)
-  t5853 = prims.convert_element_type(t5882, dtypes.float32)
-  t5854 = prims.convert_element_type(t5852, dtypes.float32)
-  t5855 = prims.mul(t5853, t5854)
-  t5856 = prims.convert_element_type(t5855, dtypes.bfloat16)
-  t5857 = prims.convert_element_type(t5852, dtypes.float32)
-  t5858 = prims.sub(1.0, t5857)
-  t5859 = prims.convert_element_type(t5858, dtypes.bfloat16)
-  t5860 = prims.convert_element_type(t6760, dtypes.float32)
-  t5861 = prims.convert_element_type(t5859, dtypes.float32)
-  t5862 = prims.mul(t5860, t5861)
-  t5863 = prims.convert_element_type(t5862, dtypes.bfloat16)
-  t5864 = prims.convert_element_type(t5863, dtypes.float32)
-  t5865 = prims.add(1.0, t5864)
-  t5866 = prims.convert_element_type(t5865, dtypes.bfloat16)
-  t5867 = prims.convert_element_type(t5856, dtypes.float32)
-  t5868 = prims.convert_element_type(t5866, dtypes.float32)
-  t5869 = prims.mul(t5867, t5868)
-  t5870 = prims.convert_element_type(t5869, dtypes.bfloat16)
-  t5823 = prims.reshape(t5870, (8192, 5632, ))
-  return (t5870, t5823, )
+# llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse59 and the regions of its form: 0 kernel(s)
+# layout t6764: sizes [8192, 2048] strides [2048, 1] offset 0
+# layout t5746: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t5727: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+def t5727(t6764, t5746, t5727):
+  # t6764: "cpu bf16[8192, 2048]"
+  # t5746: "cpu bf16[4, 2048, 2048]"
+  # t5727: "cpu bf16[4, 2048, 2048]"
+  t5734 = prims.reshape(t6764, (4, 2048, 2048, ))
+  t5735 = prims.reshape(t5746, (8192, 2048, ))
+  t5736 = prims.transpose(t5735, (1, 0, ))
+  t5737 = prims.reshape(t5727, (8192, 2048, ))
+  return (t5736, t5737, )

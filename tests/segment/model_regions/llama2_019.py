@@ -1,15 +1,13 @@
-# llama2 step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse63 and the regions of its form: 0 kernel(s)
-# layout t5721: sizes [4, 16, 2048, 128] strides [4194304, 128, 2048, 1] offset 0
+# llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse64 and the regions of its form: 0 kernel(s)
+# layout t6768: sizes [8192, 2048] strides [2048, 1] offset 0
+# layout t5502: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
 # layout t5467: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
-# layout t6776: sizes [8192, 2048] strides [2048, 1] offset 0
-def t6776(t5721, t5467, t6776):
-  # t5721: "cpu bf16[4, 16, 2048, 128]"
+def t5467(t6768, t5502, t5467):
+  # t6768: "cpu bf16[8192, 2048]"
+  # t5502: "cpu bf16[4, 2048, 2048]"
   # t5467: "cpu bf16[4, 2048, 2048]"
-  # t6776: "cpu bf16[8192, 2048]"
-  t5710 = prims.transpose(t5721, (0, 2, 1, 3, ))
-  t5505 = prims.reshape(t5710, (4, 2048, 2048, ))
-  t5493 = prims.reshape(t5505, (8192, 2048, ))
-  t5495 = prims.reshape(t5467, (8192, 2048, ))
-  t5494 = prims.transpose(t5493, (1, 0, ))
-  t5492 = prims.reshape(t6776, (4, 2048, 2048, ))
-  return (t5495, t5494, )
+  t5483 = prims.reshape(t6768, (4, 2048, 2048, ))
+  t5484 = prims.reshape(t5502, (8192, 2048, ))
+  t5485 = prims.transpose(t5484, (1, 0, ))
+  t5486 = prims.reshape(t5467, (8192, 2048, ))
+  return (t5483, t5485, t5486, )

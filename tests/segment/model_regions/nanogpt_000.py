@@ -1,15 +1,22 @@
-# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse0 and the regions of its form: 1 kernel(s)
-# layout t7903: sizes [1024, 768] strides [768, 1] offset 0
-# layout t7902: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse0 and the regions of its form: 2 kernel(s)
+# layout idx: sizes [8, 1024] strides [1024, 1] offset 0
+# layout t_model_transformer_wte_weight: sizes [50304, 768] strides [768, 1] offset 0
+# layout t_model_transformer_wpe_weight: sizes [1024, 768] strides [768, 1] offset 0
 # layout t_model_transformer_h_0_ln_1_weight: sizes [768] strides [1] offset 0
 # layout t_model_transformer_h_0_ln_1_bias: sizes [768] strides [1] offset 0
-def t_model_transformer_h_0_ln_1_bias(t7903, t7902, t_model_transformer_h_0_ln_1_weight, t_model_transformer_h_0_ln_1_bias):
-  # t7903: "cpu bf16[1024, 768]"
-  # t7902: "cpu bf16[8, 1024, 768]"
+def t_model_transformer_h_0_ln_1_bias(idx, t_model_transformer_wte_weight, t_model_transformer_wpe_weight, t_model_transformer_h_0_ln_1_weight, t_model_transformer_h_0_ln_1_bias):
+  # idx: "cpu i64[8, 1024]"
+  # t_model_transformer_wte_weight: "cpu bf16[50304, 768]"
+  # t_model_transformer_wpe_weight: "cpu bf16[1024, 768]"
   # t_model_transformer_h_0_ln_1_weight: "cpu bf16[768]"
   # t_model_transformer_h_0_ln_1_bias: "cpu bf16[768]"
-  t2240 = prims.broadcast_in_dim(t7903, (8, 1024, 768, ), (1, 2, ))
-  t2245 = prims.convert_element_type(t7902, dtypes.float32)
+  pos = prims.iota(1024, start=0, step=1, dtype=dtypes.int64)
+  t2232 = prims.reshape(idx, (8192, ))
+  t2233 = prims.take(t_model_transformer_wte_weight, t2232, 0)
+  t2234 = prims.reshape(t2233, (8, 1024, 768, ))
+  t2237 = prims.take(t_model_transformer_wpe_weight, pos, 0)
+  t2240 = prims.broadcast_in_dim(t2237, (8, 1024, 768, ), (1, 2, ))
+  t2245 = prims.convert_element_type(t2234, dtypes.float32)
   t2248 = prims.convert_element_type(t2240, dtypes.float32)
   t2251 = prims.add(t2245, t2248)
   t2253 = prims.convert_element_type(t2251, dtypes.bfloat16)
@@ -35,4 +42,4 @@ def t_model_transformer_h_0_ln_1_bias(t7903, t7902, t_model_transformer_h_0_ln_1
   t2341 = prims.convert_element_type(t2336, dtypes.float32)
   t2344 = prims.add(t2332, t2341)
   t2346 = prims.convert_element_type(t2344, dtypes.bfloat16)
-  return (t2256, t2266, t2297, t2346, )
+  return (pos, t2256, t2266, t2297, t2346, )

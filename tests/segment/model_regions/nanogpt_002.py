@@ -1,4 +1,4 @@
-# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse2 and the regions of its form: 0 kernel(s)
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse2 and the regions of its form: 0 kernel(s)
 # layout t2392: sizes [8, 12, 1024, 64] strides [786432, 64, 768, 1] offset 0
 def t2392(t2392):
   # t2392: "cpu bf16[8, 12, 1024, 64]"

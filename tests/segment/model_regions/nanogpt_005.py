@@ -1,10 +1,10 @@
-# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse61 and the regions of its form: 1 kernel(s)
-# layout t7952: sizes [8, 1024, 50304] strides [51511296, 50304, 1] offset 0
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse61 and the regions of its form: 3 kernel(s)
+# layout t7942: sizes [8, 1024, 50304] strides [51511296, 50304, 1] offset 0
 # layout targets: sizes [8, 1024] strides [1024, 1] offset 0
-def targets(t7952, targets):
-  # t7952: "cpu bf16[8, 1024, 50304]"
+def targets(t7942, targets):
+  # t7942: "cpu bf16[8, 1024, 50304]"
   # targets: "cpu i64[8, 1024]"
-  t7296 = prims.reshape(t7952, (8192, 50304, ))
+  t7296 = prims.reshape(t7942, (8192, 50304, ))
   t2192 = prims.reshape(targets, (8192, ))
   t7299 = prims.convert_element_type(t7296, dtypes.float32)
   t7300 = prims.reshape(t7299, (8192, 50304, ))
@@ -33,4 +33,15 @@ def targets(t7952, targets):
   t7341 = prims.ne(t7340, -1)
   t7342 = prims.where(t7341, t7340, 50304)
   t7343 = prims.pad(t7339, 0.0, [(0, 0, 0, ), (0, 1, 0, )])
-  return (t2192, t7318, t7341, t7342, t7343, )
+  t7344 = prims.take_along_axis(t7343, t7342, 1)
+  t7345 = prims.convert_element_type(t7344, dtypes.float32)
+  t7346 = prims.sum(t7345, (0, 1, ))
+  t7347 = prims.convert_element_type(t7346, dtypes.bfloat16)
+  t7348 = prims.convert_element_type(t7341, dtypes.int64)
+  t7349 = prims.sum(t7348, (0, 1, ))
+  t7350 = prims.reshape(t7349, ())
+  t7351 = prims.convert_element_type(t7347, dtypes.float32)
+  t7352 = prims.convert_element_type(t7350, dtypes.float32)
+  t7353 = prims.div(t7351, t7352)
+  t7354 = prims.convert_element_type(t7353, dtypes.bfloat16)
+  return (t7318, t7350, t7354, )

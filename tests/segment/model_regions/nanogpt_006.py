@@ -1,17 +1,32 @@
-# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse62 and the regions of its form: 1 kernel(s)
-# layout t7953: sizes [8192, 1] strides [1, 1] offset 0
-# layout t7341: sizes [8192, 1] strides [1, 1] offset 0
-def t7341(t7953, t7341):
-  # t7953: "cpu bf16[8192, 1]"
-  # t7341: "cpu b8[8192, 1]"
-  t7345 = prims.convert_element_type(t7953, dtypes.float32)
-  t7346 = prims.sum(t7345, (0, 1, ))
-  t7347 = prims.convert_element_type(t7346, dtypes.bfloat16)
-  t7348 = prims.convert_element_type(t7341, dtypes.int64)
-  t7349 = prims.sum(t7348, (0, 1, ))
-  t7350 = prims.reshape(t7349, ())
-  t7351 = prims.convert_element_type(t7347, dtypes.float32)
-  t7352 = prims.convert_element_type(t7350, dtypes.float32)
-  t7353 = prims.div(t7351, t7352)
-  t7354 = prims.convert_element_type(t7353, dtypes.bfloat16)
-  return (t7350, t7354, )
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse62 and the regions of its form: 1 kernel(s)
+# layout targets: sizes [8, 1024] strides [1024, 1] offset 0
+# layout t7355: sizes [] strides [] offset 0
+# layout t7318: sizes [8192, 50304] strides [50304, 1] offset 0
+# layout t7350: sizes [] strides [] offset 0
+def t7350(targets, t7355, t7318, t7350):
+  # targets: "cpu i64[8, 1024]"
+  # t7355: "cpu bf16[]"
+  # t7318: "cpu bf16[8192, 50304]"
+  # t7350: "cpu i64[]"
+  t2192 = prims.reshape(targets, (8192, ))
+  t7356 = ltorch.nll_loss_backward(t7355, t7318, t2192, None, 'mean', -1, t7350)
+  t7320 = prims.convert_element_type(t7318, dtypes.float32)
+  t7321 = prims.exp(t7320)
+  t7322 = prims.convert_element_type(t7321, dtypes.bfloat16)
+  t7323 = prims.convert_element_type(t7356, dtypes.float32)
+  t7324 = prims.sum(t7323, (1, ))
+  t7325 = prims.broadcast_in_dim(t7324, [8192, 1], [0])
+  t7326 = prims.convert_element_type(t7325, dtypes.bfloat16)
+  t7327 = prims.broadcast_in_dim(t7326, (8192, 50304, ), (0, 1, ))
+  t7328 = prims.convert_element_type(t7322, dtypes.float32)
+  t7329 = prims.convert_element_type(t7327, dtypes.float32)
+  t7330 = prims.mul(t7328, t7329)
+  t7331 = prims.convert_element_type(t7330, dtypes.bfloat16)
+  t7332 = prims.convert_element_type(t7356, dtypes.float32)
+  t7333 = prims.convert_element_type(t7331, dtypes.float32)
+  t7334 = prims.sub(t7332, t7333)
+  t7335 = prims.convert_element_type(t7334, dtypes.bfloat16)
+  t7336 = prims.reshape(t7335, (8192, 50304, ))
+  t7298 = prims.reshape(t7336, (8, 1024, 50304, ))
+  t7289 = prims.reshape(t7298, (8192, 50304, ))
+  return (t7298, t7289, )

@@ -1,26 +1,13 @@
-# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse63 and the regions of its form: 1 kernel(s)
-# layout t7318: sizes [8192, 50304] strides [50304, 1] offset 0
-# layout t7954: sizes [8192, 50304] strides [50304, 1] offset 0
-def t7954(t7318, t7954):
-  # t7318: "cpu bf16[8192, 50304]"
-  # t7954: "cpu bf16[8192, 50304]"
-  t7320 = prims.convert_element_type(t7318, dtypes.float32)
-  t7321 = prims.exp(t7320)
-  t7322 = prims.convert_element_type(t7321, dtypes.bfloat16)
-  t7323 = prims.convert_element_type(t7954, dtypes.float32)
-  t7324 = prims.sum(t7323, (1, ))
-  t7325 = prims.broadcast_in_dim(t7324, [8192, 1], [0])
-  t7326 = prims.convert_element_type(t7325, dtypes.bfloat16)
-  t7327 = prims.broadcast_in_dim(t7326, (8192, 50304, ), (0, 1, ))
-  t7328 = prims.convert_element_type(t7322, dtypes.float32)
-  t7329 = prims.convert_element_type(t7327, dtypes.float32)
-  t7330 = prims.mul(t7328, t7329)
-  t7331 = prims.convert_element_type(t7330, dtypes.bfloat16)
-  t7332 = prims.convert_element_type(t7954, dtypes.float32)
-  t7333 = prims.convert_element_type(t7331, dtypes.float32)
-  t7334 = prims.sub(t7332, t7333)
-  t7335 = prims.convert_element_type(t7334, dtypes.bfloat16)
-  t7336 = prims.reshape(t7335, (8192, 50304, ))
-  t7298 = prims.reshape(t7336, (8, 1024, 50304, ))
-  t7289 = prims.reshape(t7298, (8192, 50304, ))
-  return (t7298, t7289, )
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse63 and the regions of its form: 0 kernel(s)
+# layout t7943: sizes [8192, 768] strides [768, 1] offset 0
+# layout t7298: sizes [8, 1024, 50304] strides [51511296, 50304, 1] offset 0
+# layout t7278: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+def t7278(t7943, t7298, t7278):
+  # t7943: "cpu bf16[8192, 768]"
+  # t7298: "cpu bf16[8, 1024, 50304]"
+  # t7278: "cpu bf16[8, 1024, 768]"
+  t7291 = prims.reshape(t7943, (8, 1024, 768, ))
+  t7292 = prims.reshape(t7298, (8192, 50304, ))
+  t7293 = prims.transpose(t7292, (1, 0, ))
+  t7294 = prims.reshape(t7278, (8192, 768, ))
+  return (t7291, t7293, t7294, )

@@ -1,77 +1,13 @@
-# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse65 and the regions of its form: 2 kernel(s)
-# layout t7198: sizes [8, 1024] strides [1024, 1] offset 0
-# layout t_model_transformer_ln_f_weight: sizes [768] strides [1] offset 0
-# layout t7291: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
-# layout t7187: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
-# layout t7229: sizes [8, 1024, 1] strides [1024, 1, 1] offset 0
-def t7229(t7198, t_model_transformer_ln_f_weight, t7291, t7187, t7229):
-  # t7198: "cpu f32[8, 1024]"
-  # t_model_transformer_ln_f_weight: "cpu bf16[768]"
-  # t7291: "cpu bf16[8, 1024, 768]"
-  # t7187: "cpu bf16[8, 1024, 768]"
-  # t7229: "cpu f32[8, 1024, 1]"
-  t7218 = prims.broadcast_in_dim(t7198, [8, 1024, 1], [0, 1])
-  t7256 = prims.broadcast_in_dim(t_model_transformer_ln_f_weight, (8, 1024, 768, ), (2, ))
-  t7225 = prims.reshape(t7218, (8, 1024, 1, ))
-  t7280 = prims.convert_element_type(t7291, dtypes.float32)
-  t7261 = prims.convert_element_type(t7256, dtypes.float32)
-  t7234 = prims.broadcast_in_dim(t7225, (8, 1024, 768, ), (0, 1, 2, ))
-  t7240 = prims.convert_element_type(t7187, dtypes.float32)
-  t7266 = prims.mul(t7261, t7280)
-  t7243 = prims.sub(t7240, t7234)
-  t7255 = prims.mul(t7243, t7266)
-  t7248 = prims.reshape(t7255, (8, 1024, 768, ))
-  t7249 = prims.sum(t7248, (2, ))
-  t7250 = prims.reshape(t7249, (8, 1024, ))
-  t7251 = prims.broadcast_in_dim(t7250, [8, 1024, 1], [0, 1])
-  t7246 = prims.broadcast_in_dim(t7229, (8, 1024, 768, ), (0, 1, 2, ))
-  t7232 = prims.pow(t7229, 3.0)
-  t7231 = prims.mul(-0.5, t7251)
-  t7254 = prims.mul(t7246, t7266)
-  t7233 = prims.mul(t7231, t7232)
-  t7245 = prims.neg(t7254)
-  t7215 = prims.reshape(t7233, (8, 1024, 1, ))
-  t7216 = prims.sum(t7215, (2, ))
-  t7217 = prims.reshape(t7216, (8, 1024, ))
-  t7236 = prims.reshape(t7245, (8, 1024, 768, ))
-  t7237 = prims.sum(t7236, (2, ))
-  t7238 = prims.reshape(t7237, (8, 1024, ))
-  t7206 = prims.broadcast_in_dim(t7198, [8, 1024, 1], [0, 1])
-  t7190 = prims.convert_element_type(t7187, dtypes.float32)
-  t7204 = prims.broadcast_in_dim(t7217, [8, 1024, 1], [0, 1])
-  t7239 = prims.broadcast_in_dim(t7238, [8, 1024, 1], [0, 1])
-  t7207 = prims.broadcast_in_dim(t7206, (8, 1024, 768, ), (0, 1, 2, ))
-  t7193 = prims.reshape(t7190, (8, 1024, 768, ))
-  t7205 = prims.broadcast_in_dim(t7204, (8, 1024, 768, ), (0, 1, 2, ))
-  t7220 = prims.reshape(t7239, (8, 1024, 1, ))
-  t7221 = prims.sum(t7220, (2, ))
-  t7222 = prims.reshape(t7221, (8, 1024, ))
-  t7209 = prims.sub(t7193, t7207)
-  t7208 = prims.mul(2.0, t7205)
-  t7201 = prims.broadcast_in_dim(t7222, [8, 1024, 1], [0, 1])
-  t7210 = prims.mul(t7208, t7209)
-  t7202 = prims.broadcast_in_dim(t7201, (8, 1024, 768, ), (0, 1, 2, ))
-  t7211 = prims.div(t7210, 768.0)
-  t7203 = prims.mul(0.0013020833333333333, t7202)
-  t7212 = prims.add(t7203, t7211)
-  t7192 = prims.convert_element_type(t7212, dtypes.bfloat16)
-  t7242 = prims.convert_element_type(t7254, dtypes.bfloat16)
-  t7357 = prims.convert_element_type(t7242, dtypes.float32)
-  t7358 = prims.convert_element_type(t7192, dtypes.float32)
-  t7359 = prims.add(t7357, t7358)
-  t7360 = prims.convert_element_type(t7359, dtypes.bfloat16)
-  t7252 = prims.mul(t7243, t7246)
-  t7189 = prims.convert_element_type(t7360, dtypes.float32)
-  t7267 = prims.mul(t7252, t7280)
-  t7184 = prims.convert_element_type(t7189, dtypes.bfloat16)
-  t7263 = prims.convert_element_type(t7267, dtypes.bfloat16)
-  t7275 = prims.convert_element_type(t7280, dtypes.bfloat16)
-  t7167 = prims.reshape(t7184, (8192, 768, ))
-  t7181 = prims.convert_element_type(t7189, dtypes.bfloat16)
-  t7258 = prims.convert_element_type(t7263, dtypes.float32)
-  t7259 = prims.sum(t7258, (0, 1, ))
-  t7260 = prims.convert_element_type(t7259, dtypes.bfloat16)
-  t7270 = prims.convert_element_type(t7275, dtypes.float32)
-  t7271 = prims.sum(t7270, (0, 1, ))
-  t7272 = prims.convert_element_type(t7271, dtypes.bfloat16)
-  return (t7184, t7167, t7181, t7260, t7272, )
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse65 and the regions of its form: 0 kernel(s)
+# layout t7945: sizes [8192, 3072] strides [3072, 1] offset 0
+# layout t7184: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout t7162: sizes [8, 1024, 3072] strides [3145728, 3072, 1] offset 0
+def t7162(t7945, t7184, t7162):
+  # t7945: "cpu bf16[8192, 3072]"
+  # t7184: "cpu bf16[8, 1024, 768]"
+  # t7162: "cpu bf16[8, 1024, 3072]"
+  t7169 = prims.reshape(t7945, (8, 1024, 3072, ))
+  t7170 = prims.reshape(t7184, (8192, 768, ))
+  t7171 = prims.transpose(t7170, (1, 0, ))
+  t7172 = prims.reshape(t7162, (8192, 3072, ))
+  return (t7169, t7171, t7172, )

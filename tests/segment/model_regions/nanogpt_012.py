@@ -1,13 +1,88 @@
-# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse68 and the regions of its form: 0 kernel(s)
-# layout t7959: sizes [8192, 768] strides [768, 1] offset 0
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse68 and the regions of its form: 4 kernel(s)
+# layout t6965: sizes [8, 1024] strides [1024, 1] offset 0
+# layout t_model_transformer_h_11_ln_2_weight: sizes [768] strides [1] offset 0
+# layout t7058: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout t6954: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout t6996: sizes [8, 1024, 1] strides [1024, 1, 1] offset 0
+# layout t7181: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
 # layout t7376: sizes [8, 1024, 3072] strides [3145728, 3072, 1] offset 0
-# layout t7045: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
-def t7045(t7959, t7376, t7045):
-  # t7959: "cpu bf16[8192, 768]"
+def t7376(t6965, t_model_transformer_h_11_ln_2_weight, t7058, t6954, t6996, t7181, t7376):
+  # t6965: "cpu f32[8, 1024]"
+  # t_model_transformer_h_11_ln_2_weight: "cpu bf16[768]"
+  # t7058: "cpu bf16[8, 1024, 768]"
+  # t6954: "cpu bf16[8, 1024, 768]"
+  # t6996: "cpu f32[8, 1024, 1]"
+  # t7181: "cpu bf16[8, 1024, 768]"
   # t7376: "cpu bf16[8, 1024, 3072]"
-  # t7045: "cpu bf16[8, 1024, 768]"
-  t7058 = prims.reshape(t7959, (8, 1024, 768, ))
-  t7059 = prims.reshape(t7376, (8192, 3072, ))
-  t7060 = prims.transpose(t7059, (1, 0, ))
-  t7061 = prims.reshape(t7045, (8192, 768, ))
-  return (t7058, t7060, t7061, )
+  t6985 = prims.broadcast_in_dim(t6965, [8, 1024, 1], [0, 1])
+  t7023 = prims.broadcast_in_dim(t_model_transformer_h_11_ln_2_weight, (8, 1024, 768, ), (2, ))
+  t6992 = prims.reshape(t6985, (8, 1024, 1, ))
+  t7047 = prims.convert_element_type(t7058, dtypes.float32)
+  t7028 = prims.convert_element_type(t7023, dtypes.float32)
+  t7001 = prims.broadcast_in_dim(t6992, (8, 1024, 768, ), (0, 1, 2, ))
+  t7007 = prims.convert_element_type(t6954, dtypes.float32)
+  t7033 = prims.mul(t7028, t7047)
+  t7010 = prims.sub(t7007, t7001)
+  t7022 = prims.mul(t7010, t7033)
+  t7015 = prims.reshape(t7022, (8, 1024, 768, ))
+  t7016 = prims.sum(t7015, (2, ))
+  t7017 = prims.reshape(t7016, (8, 1024, ))
+  t7018 = prims.broadcast_in_dim(t7017, [8, 1024, 1], [0, 1])
+  t7013 = prims.broadcast_in_dim(t6996, (8, 1024, 768, ), (0, 1, 2, ))
+  t6999 = prims.pow(t6996, 3.0)
+  t6998 = prims.mul(-0.5, t7018)
+  t7021 = prims.mul(t7013, t7033)
+  t7000 = prims.mul(t6998, t6999)
+  t7012 = prims.neg(t7021)
+  t6982 = prims.reshape(t7000, (8, 1024, 1, ))
+  t6983 = prims.sum(t6982, (2, ))
+  t6984 = prims.reshape(t6983, (8, 1024, ))
+  t7003 = prims.reshape(t7012, (8, 1024, 768, ))
+  t7004 = prims.sum(t7003, (2, ))
+  t7005 = prims.reshape(t7004, (8, 1024, ))
+  t6973 = prims.broadcast_in_dim(t6965, [8, 1024, 1], [0, 1])
+  t6957 = prims.convert_element_type(t6954, dtypes.float32)
+  t6971 = prims.broadcast_in_dim(t6984, [8, 1024, 1], [0, 1])
+  t7006 = prims.broadcast_in_dim(t7005, [8, 1024, 1], [0, 1])
+  t6974 = prims.broadcast_in_dim(t6973, (8, 1024, 768, ), (0, 1, 2, ))
+  t6960 = prims.reshape(t6957, (8, 1024, 768, ))
+  t6972 = prims.broadcast_in_dim(t6971, (8, 1024, 768, ), (0, 1, 2, ))
+  t6987 = prims.reshape(t7006, (8, 1024, 1, ))
+  t6988 = prims.sum(t6987, (2, ))
+  t6989 = prims.reshape(t6988, (8, 1024, ))
+  t6976 = prims.sub(t6960, t6974)
+  t6975 = prims.mul(2.0, t6972)
+  t6968 = prims.broadcast_in_dim(t6989, [8, 1024, 1], [0, 1])
+  t6977 = prims.mul(t6975, t6976)
+  t6969 = prims.broadcast_in_dim(t6968, (8, 1024, 768, ), (0, 1, 2, ))
+  t6978 = prims.div(t6977, 768.0)
+  t6970 = prims.mul(0.0013020833333333333, t6969)
+  t6979 = prims.add(t6970, t6978)
+  t7009 = prims.convert_element_type(t7021, dtypes.bfloat16)
+  t6959 = prims.convert_element_type(t6979, dtypes.bfloat16)
+  t7377 = prims.convert_element_type(t7181, dtypes.float32)
+  t7378 = prims.convert_element_type(t7009, dtypes.float32)
+  t7379 = prims.add(t7377, t7378)
+  t7380 = prims.convert_element_type(t7379, dtypes.bfloat16)
+  t7381 = prims.convert_element_type(t7380, dtypes.float32)
+  t7382 = prims.convert_element_type(t6959, dtypes.float32)
+  t7383 = prims.add(t7381, t7382)
+  t7384 = prims.convert_element_type(t7383, dtypes.bfloat16)
+  t7019 = prims.mul(t7010, t7013)
+  t6956 = prims.convert_element_type(t7384, dtypes.float32)
+  t7034 = prims.mul(t7019, t7047)
+  t6951 = prims.convert_element_type(t6956, dtypes.bfloat16)
+  t7030 = prims.convert_element_type(t7034, dtypes.bfloat16)
+  t7042 = prims.convert_element_type(t7047, dtypes.bfloat16)
+  t6934 = prims.reshape(t6951, (8192, 768, ))
+  t6948 = prims.convert_element_type(t6956, dtypes.bfloat16)
+  t7025 = prims.convert_element_type(t7030, dtypes.float32)
+  t7026 = prims.sum(t7025, (0, 1, ))
+  t7027 = prims.convert_element_type(t7026, dtypes.bfloat16)
+  t7037 = prims.convert_element_type(t7042, dtypes.float32)
+  t7038 = prims.sum(t7037, (0, 1, ))
+  t7039 = prims.convert_element_type(t7038, dtypes.bfloat16)
+  t7063 = prims.convert_element_type(t7376, dtypes.float32)
+  t7064 = prims.sum(t7063, (0, 1, ))
+  t7065 = prims.convert_element_type(t7064, dtypes.bfloat16)
+  return (t6951, t6934, t6948, t7027, t7039, t7065, )

@@ -1,13 +1,13 @@
-# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse70 and the regions of its form: 0 kernel(s)
-# layout t7961: sizes [8192, 768] strides [768, 1] offset 0
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse70 and the regions of its form: 2 kernel(s)
+# layout t7949: sizes [8192, 768] strides [768, 1] offset 0
 # layout t6951: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
-# layout t6929: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
-def t6929(t7961, t6951, t6929):
-  # t7961: "cpu bf16[8192, 768]"
+def t6951(t7949, t6951):
+  # t7949: "cpu bf16[8192, 768]"
   # t6951: "cpu bf16[8, 1024, 768]"
-  # t6929: "cpu bf16[8, 1024, 768]"
-  t6936 = prims.reshape(t7961, (8, 1024, 768, ))
-  t6937 = prims.reshape(t6951, (8192, 768, ))
-  t6938 = prims.transpose(t6937, (1, 0, ))
-  t6939 = prims.reshape(t6929, (8192, 768, ))
-  return (t6938, t6939, )
+  t6936 = prims.reshape(t7949, (8, 1024, 768, ))
+  t6931 = prims.reshape(t6936, (8, 1024, 12, 64, ))
+  t6926 = prims.transpose(t6931, (0, 2, 1, 3, ))
+  t6941 = prims.convert_element_type(t6951, dtypes.float32)
+  t6942 = prims.sum(t6941, (0, 1, ))
+  t6943 = prims.convert_element_type(t6942, dtypes.bfloat16)
+  return (t6943, t6926, )

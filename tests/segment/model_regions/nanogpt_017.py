@@ -1,13 +1,88 @@
-# nanogpt step (2026-12-05, NVIDIA H100 80GB HBM3), region viewfuse73 and the regions of its form: 0 kernel(s)
-# layout t7963: sizes [8192, 768] strides [768, 1] offset 0
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse73 and the regions of its form: 4 kernel(s)
+# layout t6787: sizes [8, 1024] strides [1024, 1] offset 0
+# layout t_model_transformer_h_11_ln_1_weight: sizes [768] strides [1] offset 0
+# layout t6880: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout t6776: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout t6818: sizes [8, 1024, 1] strides [1024, 1, 1] offset 0
+# layout t6948: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
 # layout t6894: sizes [8, 1024, 2304] strides [2359296, 2304, 1] offset 0
-# layout t6867: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
-def t6867(t7963, t6894, t6867):
-  # t7963: "cpu bf16[8192, 768]"
+def t6894(t6787, t_model_transformer_h_11_ln_1_weight, t6880, t6776, t6818, t6948, t6894):
+  # t6787: "cpu f32[8, 1024]"
+  # t_model_transformer_h_11_ln_1_weight: "cpu bf16[768]"
+  # t6880: "cpu bf16[8, 1024, 768]"
+  # t6776: "cpu bf16[8, 1024, 768]"
+  # t6818: "cpu f32[8, 1024, 1]"
+  # t6948: "cpu bf16[8, 1024, 768]"
   # t6894: "cpu bf16[8, 1024, 2304]"
-  # t6867: "cpu bf16[8, 1024, 768]"
-  t6880 = prims.reshape(t7963, (8, 1024, 768, ))
-  t6881 = prims.reshape(t6894, (8192, 2304, ))
-  t6882 = prims.transpose(t6881, (1, 0, ))
-  t6883 = prims.reshape(t6867, (8192, 768, ))
-  return (t6880, t6882, t6883, )
+  t6807 = prims.broadcast_in_dim(t6787, [8, 1024, 1], [0, 1])
+  t6845 = prims.broadcast_in_dim(t_model_transformer_h_11_ln_1_weight, (8, 1024, 768, ), (2, ))
+  t6814 = prims.reshape(t6807, (8, 1024, 1, ))
+  t6869 = prims.convert_element_type(t6880, dtypes.float32)
+  t6850 = prims.convert_element_type(t6845, dtypes.float32)
+  t6823 = prims.broadcast_in_dim(t6814, (8, 1024, 768, ), (0, 1, 2, ))
+  t6829 = prims.convert_element_type(t6776, dtypes.float32)
+  t6855 = prims.mul(t6850, t6869)
+  t6832 = prims.sub(t6829, t6823)
+  t6844 = prims.mul(t6832, t6855)
+  t6837 = prims.reshape(t6844, (8, 1024, 768, ))
+  t6838 = prims.sum(t6837, (2, ))
+  t6839 = prims.reshape(t6838, (8, 1024, ))
+  t6840 = prims.broadcast_in_dim(t6839, [8, 1024, 1], [0, 1])
+  t6835 = prims.broadcast_in_dim(t6818, (8, 1024, 768, ), (0, 1, 2, ))
+  t6821 = prims.pow(t6818, 3.0)
+  t6820 = prims.mul(-0.5, t6840)
+  t6843 = prims.mul(t6835, t6855)
+  t6822 = prims.mul(t6820, t6821)
+  t6834 = prims.neg(t6843)
+  t6804 = prims.reshape(t6822, (8, 1024, 1, ))
+  t6805 = prims.sum(t6804, (2, ))
+  t6806 = prims.reshape(t6805, (8, 1024, ))
+  t6825 = prims.reshape(t6834, (8, 1024, 768, ))
+  t6826 = prims.sum(t6825, (2, ))
+  t6827 = prims.reshape(t6826, (8, 1024, ))
+  t6795 = prims.broadcast_in_dim(t6787, [8, 1024, 1], [0, 1])
+  t6779 = prims.convert_element_type(t6776, dtypes.float32)
+  t6793 = prims.broadcast_in_dim(t6806, [8, 1024, 1], [0, 1])
+  t6828 = prims.broadcast_in_dim(t6827, [8, 1024, 1], [0, 1])
+  t6796 = prims.broadcast_in_dim(t6795, (8, 1024, 768, ), (0, 1, 2, ))
+  t6782 = prims.reshape(t6779, (8, 1024, 768, ))
+  t6794 = prims.broadcast_in_dim(t6793, (8, 1024, 768, ), (0, 1, 2, ))
+  t6809 = prims.reshape(t6828, (8, 1024, 1, ))
+  t6810 = prims.sum(t6809, (2, ))
+  t6811 = prims.reshape(t6810, (8, 1024, ))
+  t6798 = prims.sub(t6782, t6796)
+  t6797 = prims.mul(2.0, t6794)
+  t6790 = prims.broadcast_in_dim(t6811, [8, 1024, 1], [0, 1])
+  t6799 = prims.mul(t6797, t6798)
+  t6791 = prims.broadcast_in_dim(t6790, (8, 1024, 768, ), (0, 1, 2, ))
+  t6800 = prims.div(t6799, 768.0)
+  t6792 = prims.mul(0.0013020833333333333, t6791)
+  t6801 = prims.add(t6792, t6800)
+  t6831 = prims.convert_element_type(t6843, dtypes.bfloat16)
+  t6781 = prims.convert_element_type(t6801, dtypes.bfloat16)
+  t7385 = prims.convert_element_type(t6948, dtypes.float32)
+  t7386 = prims.convert_element_type(t6831, dtypes.float32)
+  t7387 = prims.add(t7385, t7386)
+  t7388 = prims.convert_element_type(t7387, dtypes.bfloat16)
+  t7389 = prims.convert_element_type(t7388, dtypes.float32)
+  t7390 = prims.convert_element_type(t6781, dtypes.float32)
+  t7391 = prims.add(t7389, t7390)
+  t7392 = prims.convert_element_type(t7391, dtypes.bfloat16)
+  t6841 = prims.mul(t6832, t6835)
+  t6778 = prims.convert_element_type(t7392, dtypes.float32)
+  t6856 = prims.mul(t6841, t6869)
+  t6773 = prims.convert_element_type(t6778, dtypes.bfloat16)
+  t6852 = prims.convert_element_type(t6856, dtypes.bfloat16)
+  t6864 = prims.convert_element_type(t6869, dtypes.bfloat16)
+  t6756 = prims.reshape(t6773, (8192, 768, ))
+  t6770 = prims.convert_element_type(t6778, dtypes.bfloat16)
+  t6847 = prims.convert_element_type(t6852, dtypes.float32)
+  t6848 = prims.sum(t6847, (0, 1, ))
+  t6849 = prims.convert_element_type(t6848, dtypes.bfloat16)
+  t6859 = prims.convert_element_type(t6864, dtypes.float32)
+  t6860 = prims.sum(t6859, (0, 1, ))
+  t6861 = prims.convert_element_type(t6860, dtypes.bfloat16)
+  t6885 = prims.convert_element_type(t6894, dtypes.float32)
+  t6886 = prims.sum(t6885, (0, 1, ))
+  t6887 = prims.convert_element_type(t6886, dtypes.bfloat16)
+  return (t6773, t6756, t6770, t6849, t6861, t6887, )
