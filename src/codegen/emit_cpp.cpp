@@ -12,9 +12,6 @@ namespace {
 const char kPreludeCpu[] =
 #include "codegen/prelude_cpu.inc"
     ;
-const char kPreludeCommon[] =
-#include "codegen/prelude_common.inc"
-    ;
 
 // A reduction nest: each work item is a row (a serial nest: a chunk, its rows in order). Per row,
 // one plain loop nest over the reduced dims per phase, then one for the full-shape and column

@@ -48,9 +48,6 @@ namespace {
 const char kPreludeCuda[] =
 #include "codegen/prelude_cuda.inc"
     ;
-const char kPreludeCommon[] =
-#include "codegen/prelude_common.inc"
-    ;
 
 // The type of the vector loops' pack counters: 32-bit when the kernel's index math is (every
 // output has fewer than 2^31 elements, and a thread's packs stay below a nest's packs plus a span),

@@ -11,6 +11,10 @@
 
 namespace vf {
 
+const char kPreludeCommon[] =
+#include "codegen/prelude_common.inc"
+    ;
+
 std::string field_name(int k) { return "a.f" + std::to_string(k); }
 
 namespace {

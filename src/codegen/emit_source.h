@@ -12,6 +12,10 @@
 
 namespace vf {
 
+// The target-independent part of every kernel's prelude (prelude_common.inc): each target's
+// source writes it after its own part.
+extern const char kPreludeCommon[];
+
 // The argument block's member holding field k: `a.f<k>`.
 std::string field_name(int k);
 

@@ -13,6 +13,10 @@
 
 namespace vf {
 
+// Index math of a CUDA kernel is 32-bit (KernelAbi::index32) when every extent, span and offset is
+// below this.
+inline constexpr int64_t kIndex32Limit = int64_t{1} << 31;
+
 // What one field of the argument block holds. `a` and `b` say which buffer/dim/view/input.
 enum class AbiFieldKind : uint8_t {
   InputData,     // a = fusion input: the buffer's address

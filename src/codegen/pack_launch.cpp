@@ -12,8 +12,6 @@
 namespace vf {
 namespace {
 
-constexpr int64_t kIndex32Limit = int64_t{1} << 31;
-
 // A baked stride class holds when the dim has at most one element or the stride matches it.
 void check_classes(const std::vector<uint8_t>& classes, const Layout& l, const char* what, int index) {
   VF_INTERNAL_CHECK(classes.empty() || classes.size() == l.sizes.size(), "pack_launch: ", what, " ", index,

@@ -12,8 +12,6 @@ namespace {
 
 // ---- The index width ----
 
-constexpr int64_t kIndex32Limit = int64_t{1} << 31;
-
 bool fits32(const Layout& l) {
   if (l.storage_extent() >= kIndex32Limit || l.numel() >= kIndex32Limit) return false;
   for (int64_t s : l.strides)

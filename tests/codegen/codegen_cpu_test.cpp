@@ -21,10 +21,7 @@ using test::tensor_with_layout;
 using test::values;
 using ::testing::HasSubstr;
 
-CpuBackend& backend() {
-  static CpuBackend b;
-  return b;
-}
+using test::backend;
 
 // A tensor with `layout` holding seeded random values.
 HostTensor random_with_layout(DType dtype, const Layout& layout, uint64_t seed) {

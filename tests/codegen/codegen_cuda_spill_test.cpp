@@ -13,6 +13,7 @@
 #include <string>
 
 #include "codegen/generate_kernel.h"
+#include "codegen_test_util.h"
 #include "ir/ir.h"
 #include "runtime/nvrtc_compiler.h"
 #include "segment/plan_fusion.h"
@@ -46,7 +47,7 @@ int64_t spill_store_bytes(const Fusion& f) {
   return std::stoll(m[1].str());
 }
 
-Value* constant(Fusion& f, double v) { return f.add_constant(Scalar::from_float(v)); }
+using test::constant;
 Value* to(Fusion& f, Value* v, DType dtype) { return f.add(OpKind::ConvertElementType, {v}, CastAttrs{dtype}); }
 Value* op(Fusion& f, OpKind kind, Value* a, Value* b) { return f.add(kind, {a, b}); }
 

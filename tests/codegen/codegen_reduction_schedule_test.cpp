@@ -18,7 +18,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using test::contiguous_spec;
 
-Value* constant(Fusion& f, double v) { return f.add_constant(Scalar::from_float(v)); }
+using test::constant;
 
 // Layer norm over the last dim of a bf16 [rows, n] input with bf16 weight and bias.
 void layer_norm(Fusion& f, int64_t rows, int64_t n) {

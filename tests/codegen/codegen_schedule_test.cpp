@@ -19,10 +19,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using test::contiguous_spec;
 
-CpuBackend& backend() {
-  static CpuBackend b;
-  return b;
-}
+using test::backend;
 
 // (x * 0.125 + 1) permuted [B, H, S, D] -> [B, S, H, D] and merged to [B, S, H * D]: the
 // merge-heads producer.

@@ -20,10 +20,7 @@ using test::fill;
 using test::run_cpu;
 using test::values;
 
-CpuBackend& backend() {
-  static CpuBackend b;
-  return b;
-}
+using test::backend;
 
 HostTensor from_values(DType dtype, const std::vector<double>& v) {
   HostTensor t = HostTensor::empty(dtype, {static_cast<int64_t>(v.size())});

@@ -28,6 +28,15 @@
 
 namespace vf::test {
 
+// One CPU backend per test binary: its compiled kernels are shared by the tests.
+inline CpuBackend& backend() {
+  static CpuBackend b;
+  return b;
+}
+
+// A float constant of f.
+inline Value* constant(Fusion& f, double v) { return f.add_constant(Scalar::from_float(v)); }
+
 // Every unary op on floating dtypes that the pointwise lowering handles.
 inline constexpr std::array<OpKind, 38> kUnaryFloatOps = {
     OpKind::Abs,   OpKind::Neg,  OpKind::Exp,  OpKind::Exp2,  OpKind::Expm1,      OpKind::Log,  OpKind::Log1p,

@@ -16,10 +16,10 @@ using testing::run_one;
 using testing::run_with_attrs;
 using testing::values_of;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
-constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+using testing::kNaN;
+using testing::kInf;
+using testing::kI64Min;
+using testing::kI64Max;
 
 HostTensor cast(const HostTensor& x, DType to) { return run_with_attrs(OpKind::ConvertElementType, x, CastAttrs{to}); }
 

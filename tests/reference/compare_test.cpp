@@ -17,8 +17,8 @@ using testing::make_int_tensor;
 using testing::make_tensor;
 using testing::values_of;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kNaN;
+using testing::kInf;
 
 TEST(DefaultTolerance, PerDtype_MatchesDocumentedValues) {
   EXPECT_EQ(default_tolerance(DType::Float64).rtol, 1e-10);

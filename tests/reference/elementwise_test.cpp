@@ -18,10 +18,10 @@ using testing::run_unary;
 using testing::run_with_scalar;
 using testing::values_of;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
-constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+using testing::kNaN;
+using testing::kInf;
+using testing::kI64Min;
+using testing::kI64Max;
 
 struct UnaryCase {
   OpKind op;

@@ -16,8 +16,8 @@ using testing::make_tensor;
 using testing::run_with_attrs;
 using testing::values_of;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kNaN;
+using testing::kInf;
 
 HostTensor reduce(OpKind op, const HostTensor& x, std::vector<int64_t> dims) {
   return run_with_attrs(op, x, DimsAttrs{std::move(dims)});

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "ir/ir.h"
@@ -10,6 +11,11 @@
 #include "reference/reference_executor.h"
 
 namespace vf::testing {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
+inline constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
 
 // A contiguous tensor holding values (converted with the reference's cast rules).
 inline HostTensor make_tensor(DType dtype, const Shape& shape, const std::vector<double>& values) {

@@ -11,6 +11,7 @@
 #include "runtime/cuda_kernel_cache.h"
 #include "runtime/cuda_device.h"
 #include "runtime/cuda_memory.h"
+#include "saxpy_kernel.h"
 
 namespace vf {
 namespace {
@@ -18,13 +19,7 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-constexpr const char* kSaxpy = R"(
-struct SaxpyArgs { const float* x; float* y; float a; long long n; };
-extern "C" __global__ void vf_test_saxpy(SaxpyArgs args) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < args.n) args.y[i] = args.a * args.x[i] + args.y[i];
-}
-)";
+using test::kSaxpy;
 struct SaxpyArgs {
   const float* x;
   float* y;

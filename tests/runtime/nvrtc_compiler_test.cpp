@@ -10,19 +10,14 @@
 #include "test_support.h"
 #include "base/error.h"
 #include "runtime/cuda_api.h"
+#include "saxpy_kernel.h"
 
 namespace vf {
 namespace {
 
 using ::testing::HasSubstr;
 
-constexpr const char* kSaxpy = R"(
-struct SaxpyArgs { const float* x; float* y; float a; long long n; };
-extern "C" __global__ void vf_test_saxpy(SaxpyArgs args) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < args.n) args.y[i] = args.a * args.x[i] + args.y[i];
-}
-)";
+using test::kSaxpy;
 
 TEST(NvrtcCompile, Saxpy_Sm90Cubin) {
   VF_TEST_REQUIRE_NVRTC();

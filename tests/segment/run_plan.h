@@ -16,6 +16,14 @@
 
 namespace vf::test {
 
+// A fusion of one reduction `op` over `dims` of an input x of `dtype` and `shape`; its output is r.
+inline Fusion one_reduction(OpKind op, DType dtype, const Shape& shape, std::vector<int64_t> dims) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", dtype, shape);
+  f.add_output(f.add_node(op, {x}, DimsAttrs{std::move(dims)}, {"r"})[0]);
+  return f;
+}
+
 // The plan the executor made for `text` with contiguous random inputs (seed), after checking each
 // output against the reference at its output_tolerance. The fusion stays alive with the plan.
 struct PlanRun {

@@ -14,12 +14,7 @@ using ::testing::HasSubstr;
 
 using test::ops_of;
 
-Fusion one_reduction(OpKind op, DType dtype, const Shape& shape, std::vector<int64_t> dims) {
-  Fusion f;
-  Value* x = f.add_tensor_input("x", dtype, shape);
-  f.add_output(f.add_node(op, {x}, DimsAttrs{std::move(dims)}, {"r"})[0]);
-  return f;
-}
+using test::one_reduction;
 
 TEST(SplitColumnReductions, BiasGradient_PartialsOfChunksThenTheirSum) {
   const RewrittenFusion s = split_column_reductions(one_reduction(OpKind::Sum, DType::BFloat16, {8, 1024, 64}, {0, 1}));

@@ -8,18 +8,14 @@
 #include "passes/split_reductions.h"
 #include "segment/explain.h"
 #include "segment/plan_fusion.h"
+#include "run_plan.h"
 
 namespace vf {
 namespace {
 
 using ::testing::HasSubstr;
 
-Fusion one_reduction(OpKind op, DType dtype, const Shape& shape, std::vector<int64_t> dims) {
-  Fusion f;
-  Value* x = f.add_tensor_input("x", dtype, shape);
-  f.add_output(f.add_node(op, {x}, DimsAttrs{std::move(dims)}, {"r"})[0]);
-  return f;
-}
+using test::one_reduction;
 
 // The planned fusion's reductions, in order, as (op, input shape, output shape).
 std::vector<std::tuple<OpKind, Shape, Shape>> reductions(const Fusion& f) {
