@@ -153,7 +153,8 @@ std::vector<int> KernelLowering::loop_space(int out) {
       nest_->extents.push_back(extent);
       loop_sizes_.push_back(split[d][k]);
       linear_[nest_->var(v)] = {v};
-      index = index < 0 ? nest_->var(v) : add(mul(index, nest_->param(extent)), nest_->var(v));
+      const int var = nest_->var(v);
+      index = index < 0 ? var : add(mul(index, nest_->param(extent)), var);
       vars.push_back(v);
     }
     idx.push_back(index);
@@ -380,8 +381,13 @@ int KernelLowering::lower_gather(const Node& n, const std::vector<int>& idx, int
                                            " of ", source->name, " ", source->type_string(), ")"));
   const int bound = constant_field(n, 0, size);
   const int at = nest_->gathered(at_value, bound, ir_.field(AbiFieldKind::IndexError, 0), gather);
-  const int in_range = land(nest_->binary(IndexOp::Ge, at, nest_->constant(0)), nest_->binary(IndexOp::Lt, at, bound));
-  const int inner = visit(source, gathered_index(n, idx, at), land(pred, in_range));
+  // One statement per node: the order of a call's arguments is unspecified, and the arena's order
+  // is the kernel's text (and its cache key).
+  const int at_least_zero = nest_->binary(IndexOp::Ge, at, nest_->constant(0));
+  const int below_bound = nest_->binary(IndexOp::Lt, at, bound);
+  const int in_range = land(at_least_zero, below_bound);
+  const std::vector<int> source_idx = gathered_index(n, idx, at);
+  const int inner = visit(source, source_idx, land(pred, in_range));
   return select(in_range, inner, zero(dtype), dtype);
 }
 

@@ -158,8 +158,8 @@ void KernelLowering::lower_reduction_nest(const Node& first) {
     const auto last = static_cast<int64_t>(loop_rows.size()) - 1;
     column_idx.assign(row_idx.begin(), row_idx.end() - 1);
     row_idx.pop_back();
-    row_idx.back() = nest_->binary(IndexOp::Add, nest_->binary(IndexOp::Mul, row_idx.back(), nest_->param(nest_->extents.back())),
-                                   nest_->var(last));
+    const int outer = nest_->binary(IndexOp::Mul, row_idx.back(), nest_->param(nest_->extents.back()));
+    row_idx.back() = nest_->binary(IndexOp::Add, outer, nest_->var(last));
     linear_[row_idx.back()] = {last - 1, last};
   }
   for (size_t j = 0; j < dims.size(); ++j) {
