@@ -388,6 +388,9 @@ class Planner {
         if (r.first == root) ordered.push_back(r);
     for (const auto& r : results)
       if (std::find(roots.begin(), roots.end(), r.first) == roots.end()) ordered.push_back(r);
+    // An earlier kernel may have computed the group's reductions on the way to the roots it wrote
+    // (the roots it could also write): then nothing is left for this one to write, and no kernel is made.
+    if (ordered.empty()) return;
     std::vector<const Value*> values;
     for (const auto& [v, p] : ordered) values.push_back(v);
     Candidate own = make_kernel(nodes_for(values, group_has), values, ordered);

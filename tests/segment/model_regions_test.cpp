@@ -1,7 +1,7 @@
 // The regions of real training steps (tests/segment/model_regions: nanoGPT's and a Llama's, saved
 // by bench/model_steps.py with their input layouts): each plans, every kernel's source generates
-// for both targets (and compiles with NVRTC where it is there), and the kernel counts, kernel
-// names and bytes match the golden summary, model_regions/expected.txt.
+// for both targets (and compiles with NVRTC where it is there), every kernel writes something, and
+// the kernel counts, kernel names and bytes match the golden summary, model_regions/expected.txt.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -45,6 +45,7 @@ TEST(ModelRegions, EveryRegion_PlansWithGoldenKernelsAndBytes) {
     std::string names;
     for (const Segment& s : plan.segments) {
       if (s.kind != SegmentKind::Kernel) continue;
+      EXPECT_FALSE(s.outputs.empty()) << "a kernel that writes nothing: " << s.note;
       read += s.bytes_read;
       written += s.bytes_written;
       const GeneratedKernel cpu = generate_kernel(s.spec, *s.kernel, Target::Cpu);
