@@ -18,7 +18,7 @@ from thunder.core import dtypes  # noqa: E402
 from viewfuse.thunder import viewfuse_ex  # noqa: E402
 
 OPS = ["acosh", "asinh", "atanh", "lgamma", "digamma", "erfcinv", "ndtri", "sign", "amax", "add", "mul", "sub",
-       "true_divide", "where", "take", "take_along_axis", "gather", "embedding"]
+       "true_divide", "where", "take", "take_along_axis", "gather", "embedding", "argmax", "argmin"]
 DTYPES = [dtypes.float32, dtypes.bfloat16, dtypes.bool8, dtypes.int64]
 SAMPLES = 4
 

@@ -343,6 +343,29 @@ def test_cross_entropy_backward_fuses(device, reduction, weighted, ignore_index,
     assert "nll_loss_backward" in fused, str(bw)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
+def test_argmax_argmin_match_torch(device, dtype):
+    """torch.argmax and torch.argmin (Thunder's prims, which the trace reader writes as an extreme
+    and the least index reaching it) in a viewfuse region, equal to torch's: ties pick the first
+    index, a NaN counts as the extreme, every dim and none, keepdim."""
+    torch.manual_seed(0)
+    x = torch.randint(-3, 4, (6, 40, 33), device=device).to(dtype)
+    if dtype.is_floating_point:
+        x.view(-1)[::97] = float("nan")
+
+    def fn(t):
+        return (torch.argmax(t, 1), torch.argmin(t, -1), torch.argmax(t, 0, keepdim=True), torch.argmin(t),
+                torch.argmax(t * 2, 2))
+
+    jfn = thunder.jit(fn, executors=[viewfuse_ex])
+    for got, want in zip(jfn(x), fn(x)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert torch.equal(got, want)
+    trace = thunder.last_traces(jfn)[-1]
+    left = {b.sym.name for b in trace.bound_symbols if b.sym.executor is not None and not b.sym.is_fusion}
+    assert not left & {"argmax", "argmin"}, str(trace)
+
+
 def test_embedding_and_cross_entropy_pick_fuse(device):
     """F.embedding (prims.take, with its positions' arange) and cross-entropy's pick of each row's
     target (take_along_dim) run inside viewfuse regions, none left to torch; the loss and the

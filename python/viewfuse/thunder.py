@@ -52,9 +52,11 @@ _PRIM_OF_ID = {getattr(prims, name).id: name for name in _PRIMS}
 # Inside a region they are an identity reshape; after the runner, a region output made by
 # stride_order gets its memory order and one made by clone its own storage (_OutputFixups).
 _IDENTITIES = {prims.shallow_copy.id, prims.stride_order.id, prims.clone.id}
-# Torch-level symbols without prims that the trace reader writes as several prims (lower_call.cpp),
-# by the name it reads them under.
-_COMPOSITES = {ltorch.nll_loss_backward.id: "ltorch.nll_loss_backward"}
+# Symbols without viewfuse prims that the trace reader writes as several prims (lower_call.cpp),
+# by the name it reads them under: Thunder's nll_loss_backward (torch-level) and its argmax and
+# argmin prims.
+_COMPOSITES = {ltorch.nll_loss_backward.id: "ltorch.nll_loss_backward", prims.argmax.id: "prims.argmax",
+               prims.argmin.id: "prims.argmin"}
 
 
 def _dtype_ok(dtype) -> bool:
@@ -120,6 +122,13 @@ def _nll_loss_backward_checker(g, a, target, weight, reduction, ignore_index, to
     elementwise prims over a's shape, so that it fuses with the log-softmax backward beside it."""
     return (reduction in ("none", "sum", "mean") and isinstance(ignore_index, int)
             and _checker(g, a, target, weight, total_weight))
+
+
+def _arg_extreme_checker(a, dim) -> bool:
+    """Claims argmax and argmin of a tensor of numbers (torch has none of a bool tensor) with elements
+    along the dim (torch raises otherwise)."""
+    return (not thunder.dtypes.is_boolean_dtype(a.dtype) and a.numel > 0 and isinstance(dim, (int, type(None)))
+            and _checker(a))
 
 
 def _devices(bsyms, outputs) -> set[str]:
@@ -336,6 +345,8 @@ class ViewfuseExecutor(FusionExecutor):
         for sym in (ltorch.take_along_dim, ltorch.index_select, ltorch.gather):
             self.register_supported(sym.id, _checker)
         self.register_supported(ltorch.nll_loss_backward.id, _nll_loss_backward_checker)
+        self.register_supported(prims.argmax.id, _arg_extreme_checker)
+        self.register_supported(prims.argmin.id, _arg_extreme_checker)
         self.register_supported(prims.shallow_copy.id, _checker)
         self.register_supported(prims.stride_order.id, _checker)
         self.register_supported(prims.clone.id, _checker)

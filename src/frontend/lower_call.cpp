@@ -77,6 +77,9 @@ class Lowering {
   std::vector<Value*> take_along_dim();
   std::vector<Value*> gather();
   std::vector<Value*> nll_loss_backward();
+  std::vector<Value*> argmax() { return arg_extreme(OpKind::Amax); }
+  std::vector<Value*> argmin() { return arg_extreme(OpKind::Amin); }
+  std::vector<Value*> arg_extreme(OpKind extreme);
   std::vector<Value*> slice_prim_impl();
   std::vector<Value*> squeeze();
   std::vector<Value*> transpose();
@@ -476,6 +479,49 @@ std::vector<Value*> Lowering::nll_loss_backward() {
   return emit(OpKind::ConvertElementType, {picked}, CastAttrs{g->dtype});
 }
 
+// prims.argmax(a, dim) and prims.argmin(a, dim): the int64 index along dim (along every dim,
+// row-major, when dim is None) of the first largest (smallest) element, where a NaN counts as
+// larger (smaller) than every number, as in torch. Written as two reductions over the same dims,
+// which one reduction kernel computes in two phases: the extreme (amax or amin: a NaN propagates),
+// then the least index whose element equals it, or is NaN where it is NaN.
+std::vector<Value*> Lowering::arg_extreme(OpKind extreme) {
+  auto a = bind({"a", "dim"}, 1);
+  Value* input = tensor(*a[0]);
+  if (is_bool(input->dtype)) fail(*a[0], "expected a tensor of numbers, got ", input->type_string());
+  const bool all_dims = is_none(a[1]);
+  if (input->rank() == 0) {  // one element: its index is 0
+    if (!all_dims) wrap_dim(integer(*a[1], "dim"), 0, *a[1]);
+    return emit(OpKind::Full, {}, FullAttrs{Shape{}, Scalar::from_int(0), DType::Int64});
+  }
+  Value* x = input;
+  int64_t dim = 0;
+  if (all_dims) {
+    if (input->numel() == 0) fail(call_, "expected dim for ", input->type_string(), " (it has no elements)");
+    if (input->rank() > 1) x = emit_step(OpKind::Reshape, {input}, ReshapeAttrs{Shape{input->numel()}}, "flat");
+  } else {
+    dim = wrap_dim(integer(*a[1], "dim"), input->rank(), *a[1]);
+  }
+  const int64_t size = x->shape[dim];
+  if (size == 0) fail(*a[1], "expected dim ", dim, " of ", input->type_string(), " to have elements");
+  std::vector<int64_t> kept;  // the dims the result keeps
+  for (int64_t d = 0; d < x->rank(); ++d)
+    if (d != dim) kept.push_back(d);
+  Value* best = emit_step(extreme, {x}, DimsAttrs{{dim}}, "extreme");
+  Value* best_of = emit_step(OpKind::BroadcastInDim, {best}, BroadcastAttrs{x->shape, kept}, "extreme_of");
+  Value* hit = emit_step(OpKind::Eq, {x, best_of}, NoAttrs{}, "hit");
+  if (is_floating(x->dtype)) {  // NaN != NaN: where the extreme is NaN, the NaNs hit
+    Value* x_nan = emit_step(OpKind::Ne, {x, x}, NoAttrs{}, "x_nan");
+    Value* best_nan = emit_step(OpKind::Ne, {best_of, best_of}, NoAttrs{}, "extreme_nan");
+    Value* both = emit_step(OpKind::BitwiseAnd, {x_nan, best_nan}, NoAttrs{}, "both_nan");
+    hit = emit_step(OpKind::BitwiseOr, {hit, both}, NoAttrs{}, "hit_or_nan");
+  }
+  Value* iota = emit_step(OpKind::Iota, {}, IotaAttrs{size, 0, 1, DType::Int64}, "iota");
+  Value* index = emit_step(OpKind::BroadcastInDim, {iota}, BroadcastAttrs{x->shape, {dim}}, "index");
+  Value* none = scope_.fusion.add_constant(Scalar::from_int(size));
+  Value* candidate = emit_step(OpKind::Where, {hit, index, none}, NoAttrs{}, "candidate");
+  return emit(OpKind::Amin, {candidate}, DimsAttrs{{dim}});
+}
+
 std::vector<Value*> Lowering::slice_prim_impl() {
   auto a = bind({"a", "start_indices", "end_indices", "strides"}, 3);
   SliceAttrs attrs{int_list(*a[1], "start_indices", false), int_list(*a[2], "end_indices", false), {}};
@@ -550,6 +596,12 @@ constexpr TorchSpellingEntry kTorchSpellings[] = {
     {"gather", &Lowering::gather},     {"nll_loss_backward", &Lowering::nll_loss_backward},
 };
 
+// Prims of Thunder's that ops.def does not have, which the reader writes as other prims.
+constexpr TorchSpellingEntry kCompositePrims[] = {
+    {"argmax", &Lowering::argmax},
+    {"argmin", &Lowering::argmin},
+};
+
 std::vector<Value*> Lowering::torch(const std::string& fn) {
   for (const TorchSpellingEntry& e : kTorchSpellings)
     if (e.name == fn) return (this->*e.lower)();
@@ -580,8 +632,10 @@ std::vector<Value*> lower_call(TraceScope& scope, const Expr& call, const std::v
   Lowering lowering(scope, call, callee, output_names);
   if (callee.rfind("prims.", 0) == 0) {
     std::optional<OpKind> op = op_from_name(callee.substr(6));
-    if (!op) scope.fail(*call.base, "unsupported op '", callee, "'");
-    return lowering.prim(*op);
+    if (op) return lowering.prim(*op);
+    for (const TorchSpellingEntry& e : kCompositePrims)
+      if (e.name == callee.substr(6)) return (lowering.*e.lower)();
+    scope.fail(*call.base, "unsupported op '", callee, "'");
   }
   std::string fn = torch_function(callee);
   if (fn.empty()) scope.fail(*call.base, "unsupported op '", callee, "'");

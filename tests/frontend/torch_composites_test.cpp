@@ -1,13 +1,16 @@
-// Torch spellings the reader writes as several prims (nll_loss_backward), run by the reference
-// executor against values worked out by hand from ATen's definition.
+// Calls the reader writes as several prims (nll_loss_backward, prims.argmax and prims.argmin), run
+// by the reference executor against values worked out by hand from ATen's definitions, and planned.
 #include <gtest/gtest.h>
 
 #include "../reference/reference_test_util.h"
 #include "frontend/trace_reader.h"
+#include "segment/plan_fusion.h"
 
 namespace vf {
 namespace {
 
+using testing::ints_of;
+using testing::kNaN;
 using testing::make_int_tensor;
 using testing::make_tensor;
 using testing::run_one;
@@ -126,6 +129,66 @@ TEST(NllLossBackward, MeanWithoutTotalWeight_TraceError) {
   EXPECT_THROW(read_trace(std::string(kHeader) +
                           "  r = ltorch.nll_loss_backward(g, a, target, None, 'mean', -1, None)\n  return r\n"),
                TraceError);
+}
+
+// x f32[2, 4]: row 0 has its largest value twice and its smallest once; row 1 holds a NaN.
+const char* kArgHeader = R"(def f(x):
+  # x: "cpu f32[2, 4]"
+)";
+HostTensor arg_input() { return make_tensor(DType::Float32, {2, 4}, {3, 7, 7, -1, 2, kNaN, 9, kNaN}); }
+
+TEST(ArgExtreme, RowsWithTiesAndNaN_FirstIndexNaNCountsAsExtreme) {
+  Fusion f = read_trace(std::string(kArgHeader) +
+                        "  a = prims.argmax(x, 1)\n  b = prims.argmin(x, -1)\n  c = prims.argmax(x, 0)\n  return (a, b, c)\n");
+  std::vector<HostTensor> out = run_reference(f, {arg_input()});
+  EXPECT_EQ(out[0].dtype(), DType::Int64);
+  EXPECT_EQ(ints_of(out[0]), (std::vector<int64_t>{1, 1}));        // the first 7; the first NaN
+  EXPECT_EQ(ints_of(out[1]), (std::vector<int64_t>{3, 1}));        // -1; the first NaN again
+  EXPECT_EQ(ints_of(out[2]), (std::vector<int64_t>{0, 1, 1, 1}));  // per column: 3 > 2, NaN, 9 > 7, NaN
+}
+
+TEST(ArgExtreme, NoDim_RowMajorIndexOverEveryDim) {
+  Fusion f = read_trace(R"(def f(x):
+  # x: "cpu i32[2, 3]"
+  a = prims.argmax(x, None)
+  b = prims.argmin(x, None)
+  return (a, b)
+)");
+  std::vector<HostTensor> out =
+      run_reference(f, {make_int_tensor(DType::Int32, {2, 3}, {4, -2, 8, 8, -2, 0})});
+  EXPECT_EQ(out[0].shape(), Shape{});
+  EXPECT_EQ(ints_of(out[0]), (std::vector<int64_t>{2}));
+  EXPECT_EQ(ints_of(out[1]), (std::vector<int64_t>{1}));
+}
+
+TEST(ArgExtreme, RankZero_IndexZero) {
+  Fusion f = read_trace("def f(x):\n  # x: \"cpu bf16[]\"\n  a = prims.argmin(x, None)\n  return a\n");
+  EXPECT_EQ(ints_of(run_one(f, {make_tensor(DType::BFloat16, {}, {5})})), (std::vector<int64_t>{0}));
+}
+
+TEST(ArgExtreme, BothPhases_OneKernel) {
+  Fusion f = read_trace(std::string(kArgHeader) + "  a = prims.argmax(x, 1)\n  return a\n");
+  EXPECT_EQ(plan_fusion(f, contiguous_input_layouts(f), {}).kernel_count(), 1);
+}
+
+TEST(ArgExtreme, BoolOrNoElements_TraceErrorNamesTheInput) {
+  auto message = [](const std::string& text) -> std::string {
+    try {
+      read_trace(text);
+    } catch (const TraceError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message("def f(x):\n  # x: \"cpu b8[3]\"\n  a = prims.argmax(x, 0)\n  return a\n")
+                .find("prims.argmax: expected a tensor of numbers, got b8[3]"),
+            std::string::npos);
+  EXPECT_NE(message("def f(x):\n  # x: \"cpu f32[2, 0]\"\n  a = prims.argmin(x, 1)\n  return a\n")
+                .find("prims.argmin: expected dim 1 of f32[2, 0] to have elements"),
+            std::string::npos);
+  EXPECT_NE(message("def f(x):\n  # x: \"cpu f32[0]\"\n  a = prims.argmin(x, None)\n  return a\n")
+                .find("expected dim for f32[0] (it has no elements)"),
+            std::string::npos);
 }
 
 }  // namespace
