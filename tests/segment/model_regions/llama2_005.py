@@ -1,4 +1,4 @@
-# llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse49 and the regions of its form: 3 kernel(s)
+# llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse49 and the regions of its form: 2 kernel(s)
 # layout t6755: sizes [4, 2048, 32000] strides [65536000, 32000, 1] offset 0
 # layout targets: sizes [4, 2048] strides [2048, 1] offset 0
 def targets(t6755, targets):

@@ -1,4 +1,4 @@
-# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse61 and the regions of its form: 3 kernel(s)
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse61 and the regions of its form: 2 kernel(s)
 # layout t7942: sizes [8, 1024, 50304] strides [51511296, 50304, 1] offset 0
 # layout targets: sizes [8, 1024] strides [1024, 1] offset 0
 def targets(t7942, targets):
