@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -26,6 +27,14 @@
   VF_TEST_REQUIRE_NVRTC()
 
 namespace vf::test {
+
+// Whether tests that generate kernels on the CPU also compile their CUDA sources with NVRTC: when it
+// can be loaded, unless VF_TEST_NVRTC=0 (./dev test's sanitizer pass, whose sources the first pass
+// compiled already, and where NVRTC runs slowly).
+inline bool nvrtc_checks_enabled() {
+  const char* env = std::getenv("VF_TEST_NVRTC");
+  return nvrtc_available() && !(env && std::string(env) == "0");
+}
 
 // A path under the temporary directory that nothing else uses: <name>_<pid>_<random>, removed if
 // it exists.

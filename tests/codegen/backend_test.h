@@ -15,6 +15,7 @@
 #include "runtime/cuda_backend.h"
 #include "runtime/executor.h"
 #include "runtime/nvrtc_compiler.h"
+#include "codegen_test_util.h"
 #include "test_support.h"
 
 namespace vf::test {
@@ -26,13 +27,13 @@ class BackendTest : public ::testing::TestWithParam<Device> {
       VF_TEST_REQUIRE_GPU_AND_NVRTC();
       backend_ = std::make_shared<CudaBackend>(0);
     } else {
-      backend_ = std::make_shared<CpuBackend>(CpuBackendOptions{});
+      backend_ = std::make_shared<CpuBackend>(cached_cpu_options());
     }
   }
 
   // Runs `f` on `inputs` and compares every output with the reference, at the tolerance of a
   // reduction of `terms` values; returns the plan used. On the CPU, every kernel's CUDA source is
-  // also compiled with NVRTC when it is there.
+  // also compiled with NVRTC (nvrtc_checks_enabled()).
   Plan check(std::shared_ptr<Fusion> f, const std::vector<HostArg>& inputs, int64_t terms) {
     CompiledFusion compiled(f, ExecutorOptions{.device = GetParam()}, backend_);
     std::vector<Arg> args;
@@ -53,7 +54,7 @@ class BackendTest : public ::testing::TestWithParam<Device> {
                         << "trace:\n" << print_trace(*f);
     }
     Plan plan = compiled.plan_for(args);
-    if (GetParam() == Device::Cpu && nvrtc_available()) {
+    if (GetParam() == Device::Cpu && nvrtc_checks_enabled()) {
       for (const Segment& s : plan.segments) {
         if (s.kind != SegmentKind::Kernel) continue;
         const GeneratedKernel k = generate_kernel(s.spec, Target::Cuda);

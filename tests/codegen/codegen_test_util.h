@@ -28,9 +28,19 @@
 
 namespace vf::test {
 
+// CPU backend options with the per-user disk cache of compiled kernels (VF_CACHE_DIR in CI): a
+// second run of the suite (./dev test's sanitizer pass) loads the kernels the first one compiled
+// instead of compiling them again. The compile path runs wherever the cache misses; the disk
+// cache has tests of its own (tests/runtime/cpu_disk_cache_test.cpp).
+inline CpuBackendOptions cached_cpu_options() {
+  CpuBackendOptions options;
+  options.cache_dir = CpuBackend::default_cache_dir();
+  return options;
+}
+
 // One CPU backend per test binary: its compiled kernels are shared by the tests.
 inline CpuBackend& backend() {
-  static CpuBackend b;
+  static CpuBackend b(cached_cpu_options());
   return b;
 }
 
