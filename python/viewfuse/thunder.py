@@ -126,9 +126,11 @@ def _nll_loss_backward_checker(g, a, target, weight, reduction, ignore_index, to
 
 def _arg_extreme_checker(a, dim) -> bool:
     """Claims argmax and argmin of a tensor of numbers (torch has none of a bool tensor) with elements
-    along the dim (torch raises otherwise)."""
-    return (not thunder.dtypes.is_boolean_dtype(a.dtype) and a.numel > 0 and isinstance(dim, (int, type(None)))
-            and _checker(a))
+    along the dim, or anywhere for dim None (torch raises otherwise)."""
+    if thunder.dtypes.is_boolean_dtype(a.dtype) or not isinstance(dim, (int, type(None))):
+        return False
+    has_elements = a.numel > 0 if dim is None or a.ndim == 0 else a.shape[dim] > 0
+    return has_elements and _checker(a)
 
 
 def _devices(bsyms, outputs) -> set[str]:

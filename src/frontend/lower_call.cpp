@@ -181,23 +181,23 @@ class Lowering {
     return d < 0 ? d + n : d;
   }
 
-  // One node of a torch spelling written as several: named after the call's result and `what`,
+  // A node of the call's results, named output_names_, reported at the call when it is wrong.
+  std::vector<Value*> emit(OpKind op, std::vector<Value*> inputs, OpAttrs attrs) const {
+    return add_at_call(op, std::move(inputs), std::move(attrs), output_names_);
+  }
+
+  // One node of a call written as several: named after the call's result and `what`
   // (`t7__classes`), so that it cannot take a name the trace defines later.
   Value* emit_step(OpKind op, std::vector<Value*> inputs, OpAttrs attrs, std::string_view what) const {
     std::vector<std::string> names;
     if (output_names_.size() == 1) names.push_back(output_names_[0] + "__" + std::string(what));
-    try {
-      return scope_.fusion.add_node(op, std::move(inputs), std::move(attrs), std::move(names), call_.line).at(0);
-    } catch (const TraceError&) {
-      throw;
-    } catch (const UserError& e) {
-      scope_.fail(call_, e.what());
-    }
+    return add_at_call(op, std::move(inputs), std::move(attrs), std::move(names)).at(0);
   }
 
-  std::vector<Value*> emit(OpKind op, std::vector<Value*> inputs, OpAttrs attrs) const {
+  std::vector<Value*> add_at_call(OpKind op, std::vector<Value*> inputs, OpAttrs attrs,
+                                  std::vector<std::string> names) const {
     try {
-      return scope_.fusion.add_node(op, std::move(inputs), std::move(attrs), output_names_, call_.line);
+      return scope_.fusion.add_node(op, std::move(inputs), std::move(attrs), std::move(names), call_.line);
     } catch (const TraceError&) {
       throw;
     } catch (const UserError& e) {
@@ -631,10 +631,10 @@ std::vector<Value*> lower_call(TraceScope& scope, const Expr& call, const std::v
   if (callee.empty()) scope.fail(call, "expected a call of a dotted name such as prims.add");
   Lowering lowering(scope, call, callee, output_names);
   if (callee.rfind("prims.", 0) == 0) {
-    std::optional<OpKind> op = op_from_name(callee.substr(6));
-    if (op) return lowering.prim(*op);
+    const std::string prim = callee.substr(6);
+    if (std::optional<OpKind> op = op_from_name(prim)) return lowering.prim(*op);
     for (const TorchSpellingEntry& e : kCompositePrims)
-      if (e.name == callee.substr(6)) return (lowering.*e.lower)();
+      if (e.name == prim) return (lowering.*e.lower)();
     scope.fail(*call.base, "unsupported op '", callee, "'");
   }
   std::string fn = torch_function(callee);

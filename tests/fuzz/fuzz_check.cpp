@@ -33,7 +33,8 @@ FuzzTarget fuzz_target_from_env() {
   CpuBackendOptions options;
   options.inline_extent = 64;
   FuzzTarget target{std::make_shared<CpuBackend>(options), Device::Cpu, nullptr};
-  const char* nvrtc = std::getenv("VF_FUZZ_NVRTC");
+  // VF_TEST_NVRTC as test_support.h's nvrtc_checks_enabled() reads it (this library has no GoogleTest).
+  const char* nvrtc = std::getenv("VF_TEST_NVRTC");
   if (!(nvrtc && std::strcmp(nvrtc, "0") == 0) && nvrtc_available())
     target.nvrtc_sources = std::make_shared<std::unordered_set<std::string>>();
   return target;

@@ -38,7 +38,7 @@ struct FuzzTarget {
 
 // The backend named by VF_FUZZ_DEVICE ("cpu", the default, or "cuda"); the CPU backend runs
 // launches of 64 work items or more on its thread pool so that small fusions exercise it too, and
-// NVRTC compiles the CUDA kernels when it can be loaded (VF_FUZZ_NVRTC=0 turns that off).
+// NVRTC compiles the CUDA kernels when it can be loaded (VF_TEST_NVRTC=0 turns that off).
 FuzzTarget fuzz_target_from_env();
 
 // The first kernel of `plan` whose CUDA source NVRTC does not compile for sm_90, with NVRTC's
