@@ -87,7 +87,8 @@ std::string nvrtc_version_string() {
 CompiledCuda nvrtc_compile(std::string_view source, std::string_view name, int cc_major, int cc_minor,
                            const NvrtcOptions& options) {
   const NvrtcApi& api = nvrtc_api();
-  const NvrtcTarget target = nvrtc_target_for(cc_major, cc_minor, supported_archs(api));
+  NvrtcTarget target = nvrtc_target_for(cc_major, cc_minor, supported_archs(api));
+  if (options.ptx_only) target.cubin = false;
   CompiledCuda result;
   result.is_cubin = target.cubin;
   result.arch = detail::concat(target.cubin ? "sm_" : "compute_", target.arch);

@@ -11,6 +11,9 @@ namespace vf {
 struct NvrtcOptions {
   bool line_info = false;     // -lineinfo, for profilers
   bool ptxas_report = false;  // ptxas -v: registers, spills and shared memory per kernel, in the log
+  // PTX (compute_XX) even where NVRTC could make a CUBIN: its front end and optimizer without
+  // ptxas, half the time, for checks that a generated source compiles (the fuzz tests).
+  bool ptx_only = false;
 };
 
 // The result of one compile: CUBIN machine code for the requested architecture, or PTX when

@@ -81,7 +81,7 @@ TEST(CodegenCpu, PermuteReshapePureView_LoadsThroughComposedLayout) {
   expect_matches_reference(backend(), f, in);
   KernelSpec spec{&f, {l}, {Layout::contiguous({2, 8, 256})}};
   GeneratedKernel k = generate_kernel(spec, Target::Cpu);
-  const std::string body = k.source.substr(k.source.find("extern \"C\""));
+  const std::string body = k.source.substr(k.source.find("extern \"C\" void " + k.entry));
   EXPECT_EQ(body.find(" / a."), std::string::npos) << body;
   EXPECT_EQ(k.abi.views.size(), 1u);
 }
@@ -312,7 +312,7 @@ TEST(CodegenCpu, ContiguousBuffers_FlatNestWithoutIndexMath) {
   f.add_output(f.add(OpKind::Mul, {a, b}));
   KernelSpec spec{&f, {Layout::contiguous({4, 6}, 3), Layout::contiguous({4, 6})}, {Layout::contiguous({4, 6})}};
   GeneratedKernel k = generate_kernel(spec, Target::Cpu);
-  const std::string body = k.source.substr(k.source.find("extern \"C\""));
+  const std::string body = k.source.substr(k.source.find("extern \"C\" void " + k.entry));
   EXPECT_EQ(body.find(" % "), std::string::npos) << body;
   EXPECT_THAT(body, HasSubstr("+ flat]"));
   EXPECT_EQ(k.abi.contiguous_inputs.size(), 2u);

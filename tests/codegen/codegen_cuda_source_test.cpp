@@ -1,5 +1,5 @@
-// Generated CUDA sources compile with NVRTC (the runtime's loader) for sm_90 to CUBIN; compile
-// only, no GPU needed. pack_launch fills the argument block the source declares.
+// Generated CUDA sources compile with NVRTC (the runtime's loader) for sm_90 to CUBIN (the float
+// ops' large kernels to PTX); compile only, no GPU needed. pack_launch fills the argument block the source declares.
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
@@ -54,6 +54,25 @@ std::vector<std::unique_ptr<Fusion>> sample_fusions() {
     Value* y = f.add_tensor_input("y", DType::Float16, {3, 50, 40});
     f.add_output(f.add(OpKind::Mul, {f.add(OpKind::Transpose, {x}, PermuteAttrs{{0, 2, 1}}), y}));
   });
+  make([](Fusion& f) {  // the prelude's inline PTX: rounding to bf16 and f16, the tanh gelu's 1 + tanh(u)
+    Value* a = f.add_tensor_input("a", DType::BFloat16, {9});
+    Value* h = f.add_tensor_input("h", DType::Float16, {9});
+    Value* x = f.add_tensor_input("x", DType::Float32, {9});
+    f.add_output(f.add(OpKind::Mul, {a, a}));
+    f.add_output(f.add(OpKind::Mul, {h, h}));
+    Value* one = f.add(OpKind::Full, {}, FullAttrs{{9}, Scalar::from_float(1.0), DType::Float32});
+    f.add_output(f.add(OpKind::Mul, {x, f.add(OpKind::Add, {one, f.add(OpKind::Tanh, {x})})}));
+  });
+  return out;
+}
+
+// Every float op at every float dtype, in one kernel per dtype.
+std::vector<std::unique_ptr<Fusion>> float_op_fusions() {
+  std::vector<std::unique_ptr<Fusion>> out;
+  auto make = [&](const std::function<void(Fusion&)>& build) {
+    out.push_back(std::make_unique<Fusion>());
+    build(*out.back());
+  };
   for (DType dtype : test::kFloatDTypes) {
     make([&](Fusion& f) {
       Value* a = f.add_tensor_input("a", dtype, {9});
@@ -84,12 +103,10 @@ std::vector<std::unique_ptr<Fusion>> sample_fusions() {
   return out;
 }
 
-// Every sample fusion's kernel, and the same kernel specialized to its sizes
-// (codegen/specialize_kernel.h), compiles; the compiles run on every core (NVRTC is thread-safe),
-// the checks on this thread.
-TEST(CodegenCuda, EveryGeneratedSource_CompilesToSm90Cubin) {
-  VF_TEST_REQUIRE_NVRTC();
-  auto fusions = sample_fusions();
+// Each fusion's kernel and the same kernel specialized to its sizes (codegen/specialize_kernel.h),
+// compiled for sm_90 on every core (NVRTC is thread-safe); the checks run on this thread.
+// `ptx_only`: NVRTC's front end and optimizer without ptxas.
+std::vector<CompiledCuda> compile_all(const std::vector<std::unique_ptr<Fusion>>& fusions, bool ptx_only) {
   std::vector<GeneratedKernel> kernels;
   for (const auto& f : fusions) {
     GeneratedKernel k = generate_kernel(contiguous_spec(*f), Target::Cuda);
@@ -101,10 +118,12 @@ TEST(CodegenCuda, EveryGeneratedSource_CompilesToSm90Cubin) {
   std::vector<std::optional<CompiledCuda>> compiled(kernels.size());
   std::vector<std::string> errors(kernels.size());
   std::atomic<size_t> next{0};
+  NvrtcOptions options;
+  options.ptx_only = ptx_only;
   auto work = [&] {
     for (size_t i; (i = next++) < kernels.size();) {
       try {
-        compiled[i] = nvrtc_compile(kernels[i].source, kernels[i].entry, 9, 0);
+        compiled[i] = nvrtc_compile(kernels[i].source, kernels[i].entry, 9, 0, options);
       } catch (const DeviceError& e) {
         errors[i] = e.what();
       }
@@ -113,14 +132,36 @@ TEST(CodegenCuda, EveryGeneratedSource_CompilesToSm90Cubin) {
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(work);
   for (std::thread& t : threads) t.join();
-  const std::byte elf_magic[4] = {std::byte{0x7f}, std::byte{'E'}, std::byte{'L'}, std::byte{'F'}};
+  std::vector<CompiledCuda> out;
   for (size_t i = 0; i < kernels.size(); ++i) {
     SCOPED_TRACE("fusion " + std::to_string(i / 2) + (i % 2 ? ", specialized" : ""));
-    ASSERT_TRUE(compiled[i].has_value()) << errors[i] << "\n" << kernels[i].source;
-    EXPECT_TRUE(compiled[i]->is_cubin) << kernels[i].entry << " compiled to " << compiled[i]->arch;
-    EXPECT_EQ(compiled[i]->arch, "sm_90");
-    ASSERT_GE(compiled[i]->image.size(), 4u);
-    EXPECT_EQ(std::memcmp(compiled[i]->image.data(), elf_magic, 4), 0) << "the CUBIN is not an ELF file";
+    EXPECT_TRUE(compiled[i].has_value()) << errors[i] << "\n" << kernels[i].source;
+    if (compiled[i]) out.push_back(std::move(*compiled[i]));
+  }
+  return out;
+}
+
+TEST(CodegenCuda, EveryGeneratedSource_CompilesToSm90Cubin) {
+  VF_TEST_REQUIRE_NVRTC();
+  const std::byte elf_magic[4] = {std::byte{0x7f}, std::byte{'E'}, std::byte{'L'}, std::byte{'F'}};
+  for (const CompiledCuda& c : compile_all(sample_fusions(), false)) {
+    EXPECT_TRUE(c.is_cubin) << "compiled to " << c.arch;
+    EXPECT_EQ(c.arch, "sm_90");
+    ASSERT_GE(c.image.size(), 4u);
+    EXPECT_EQ(std::memcmp(c.image.data(), elf_magic, 4), 0) << "the CUBIN is not an ELF file";
+  }
+}
+
+// The float ops' kernels to PTX: ptxas on these kernels of some 40 transcendental outputs took 7 to
+// 37 s each (110 s of this suite on two cores); the GPU suite compiles and runs the same ops to
+// CUBIN (CodegenGpu.ElementwiseOpsAndCasts_MatchCpu).
+TEST(CodegenCuda, FloatOps_CompileToSm90Ptx) {
+  VF_TEST_REQUIRE_NVRTC();
+  for (const CompiledCuda& c : compile_all(float_op_fusions(), true)) {
+    EXPECT_FALSE(c.is_cubin);
+    EXPECT_EQ(c.arch, "compute_90");
+    const std::string ptx(reinterpret_cast<const char*>(c.image.data()), c.image.size());
+    EXPECT_THAT(ptx, HasSubstr(".entry vf_pointwise_"));
   }
 }
 

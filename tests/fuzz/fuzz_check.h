@@ -41,7 +41,7 @@ struct FuzzTarget {
 // NVRTC compiles the CUDA kernels when it can be loaded (VF_TEST_NVRTC=0 turns that off).
 FuzzTarget fuzz_target_from_env();
 
-// The first kernel of `plan` whose CUDA source NVRTC does not compile for sm_90, with NVRTC's
+// The first kernel of `plan` whose CUDA source NVRTC does not compile to sm_90 PTX, with NVRTC's
 // message ("" when every one compiles). Sources in `seen` are skipped; new ones are added.
 std::string cuda_compile_problem(const Plan& plan, std::unordered_set<std::string>& seen);
 
