@@ -397,3 +397,117 @@ def test_embedding_and_cross_entropy_pick_fuse(device):
     assert not left & {"embedding", "take_along_dim", "arange", "gather", "take", "take_along_axis"}, str(trace)
     fused = {s.sym.name for b in trace.bound_symbols if b.sym.is_fusion for s in b.subsymbols}
     assert {"embedding", "take_along_dim", "gather"} <= fused, str(trace)
+
+
+def _philox4x32_10(c0, c1, c2, c3, key):
+    """Philox4x32-10 (Salmon et al.) over numpy uint64 arrays holding 32-bit words: the test's own
+    oracle for viewfuse's uniform_philox (ir.h states the mapping)."""
+    import numpy as np
+
+    m32 = np.uint64(0xFFFFFFFF)
+    k0, k1 = np.uint64(key & 0xFFFFFFFF), np.uint64(key >> 32)
+    for r in range(10):
+        if r:
+            k0, k1 = (k0 + np.uint64(0x9E3779B9)) & m32, (k1 + np.uint64(0xBB67AE85)) & m32
+        p0, p1 = np.uint64(0xD2511F53) * c0, np.uint64(0xCD9E8D57) * c2
+        c0, c1, c2, c3 = (p1 >> np.uint64(32)) ^ c1 ^ k0, p1 & m32, (p0 >> np.uint64(32)) ^ c3 ^ k1, p0 & m32
+    return c0, c1, c2, c3
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_uniform_philox_matches_an_independent_philox(device, dtype):
+    """thunder.torch.uniform_philox with int seed and offset runs in a viewfuse region and gives,
+    for every element, the value a numpy Philox4x32-10 gives for its row-major position."""
+    import numpy as np
+    import thunder.torch as ltorch
+
+    shape, seed, offset = (7, 33), 0x123456789, 5
+
+    def fn(x):
+        u = ltorch.uniform_philox(shape, 0.0, 1.0, device=x.device, dtype=x.dtype, seed=seed, offset=offset)
+        return u, x + u
+
+    x = torch.zeros(shape, device=device, dtype=dtype)
+    jfn = thunder.jit(fn, executors=[viewfuse_ex])
+    u, y = jfn(x)
+    i = np.arange(7 * 33, dtype=np.uint64)
+    per_block = 4 if dtype == torch.float32 else 2
+    block = i // np.uint64(per_block)
+    words = _philox4x32_10(block & np.uint64(0xFFFFFFFF), block >> np.uint64(32),
+                           np.full_like(i, offset & 0xFFFFFFFF), np.full_like(i, offset >> 32), seed)
+    words = np.stack(words, axis=1)
+    if dtype == torch.float32:
+        want = (words[np.arange(i.size), i % np.uint64(4)] >> np.uint64(8)).astype(np.float64) * 2.0**-24
+    else:
+        lane = (i % np.uint64(2)).astype(np.int64) * 2
+        hi, lo = words[np.arange(i.size), lane], words[np.arange(i.size), lane + 1]
+        want = ((hi << np.uint64(32) | lo) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    assert torch.equal(u.cpu().double().flatten(), torch.from_numpy(want))
+    assert torch.equal(y, u)
+    trace = thunder.last_traces(jfn)[-1]
+    fused = {s.sym.name for b in trace.bound_symbols if b.sym.is_fusion for s in b.subsymbols}
+    assert "uniform_philox" in fused, str(trace)
+
+
+def test_dropout_fuses_and_backward_reuses_the_mask(device):
+    """F.dropout in training through Thunder: its uniform becomes uniform_philox inside a viewfuse
+    region (seed and offset from torch's CUDA generator), none left to torch; the backward uses the
+    forward's mask (y == x * dy/dx for the loss 2 * y.sum()), about 1 - p of the elements are kept,
+    and two calls draw different masks."""
+    if device != "cuda":
+        pytest.skip("Thunder's get_and_update_rng_state reads torch's CUDA generator only; "
+                    "on the CPU uniform stays with torch (tested above: uniform_philox with int seed)")
+    import torch.nn.functional as F
+
+    p = 0.25
+
+    def fn(x, w):
+        y = F.dropout(x * w, p=p)
+        return y, (y * 2).sum()
+
+    torch.manual_seed(0)
+    x = torch.randn(64, 1000, device=device, requires_grad=True)
+    w = torch.randn(64, 1000, device=device)
+    jfn = thunder.jit(fn, executors=[viewfuse_ex])
+    y, loss = jfn(x, w)
+    loss.backward()
+    dx = x.grad
+    assert torch.allclose(y, x.detach() * dx / 2, rtol=1e-6, atol=1e-6)
+    kept = (dx != 0).double().mean().item()
+    assert abs(kept - (1 - p)) < 0.01, kept
+    assert torch.allclose(dx[dx != 0], (2 * w / (1 - p))[dx != 0])
+    y2, _ = jfn(x, w)
+    assert not torch.equal(y2 != 0, y != 0)
+    trace = thunder.last_traces(jfn)[-1]
+    left = {b.sym.name for b in trace.bound_symbols if b.sym.executor is not None and not b.sym.is_fusion}
+    assert not left & {"uniform", "uniform_philox", "philox_rand"}, str(trace)
+    fused = {s.sym.name for b in trace.bound_symbols if b.sym.is_fusion for s in b.subsymbols}
+    assert "uniform_philox" in fused, str(trace)
+
+
+def test_nanogpt_dropout_fuses(device):
+    """A nanoGPT (Thunder's test model) with dropout 0.1 trains through Thunder with viewfuse: every
+    F.dropout (embedding, attention output, MLP) draws its mask in a viewfuse region, none left to
+    torch; the attention's own dropout is inside torch's scaled_dot_product_attention."""
+    if device != "cuda":
+        pytest.skip("Thunder's get_and_update_rng_state reads torch's CUDA generator only")
+    from thunder.tests import nanogpt_model
+
+    cfg = nanogpt_model.GPTConfig(block_size=32, vocab_size=64, n_layer=2, n_head=2, n_embd=64, dropout=0.1)
+    torch.manual_seed(0)
+    model = nanogpt_model.GPT(cfg).to(device)
+    idx = torch.randint(0, 64, (4, 32), device=device)
+    jmodel = thunder.jit(model, executors=[viewfuse_ex])
+    _, loss = jmodel(idx, idx)
+    loss.backward()
+    assert torch.isfinite(loss)
+    assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in model.parameters())
+    fw = thunder.last_traces(jmodel)[-1]
+    left = {b.sym.name for b in fw.bound_symbols if b.sym.executor is not None and not b.sym.is_fusion}
+    assert not left & {"uniform", "uniform_philox", "philox_rand", "dropout"}, str(fw)
+    fused = [s.sym.name for b in fw.bound_symbols if b.sym.is_fusion for s in b.subsymbols]
+    assert fused.count("uniform_philox") >= 1 + 2 * cfg.n_layer, fused
+    bw = thunder.last_backward_traces(jmodel)[-1]
+    recomputed = [s.sym.name for b in bw.bound_symbols if b.sym.is_fusion for s in b.subsymbols]
+    print(f"uniform_philox in the forward: {fused.count('uniform_philox')}, recomputed in the backward: "
+          f"{recomputed.count('uniform_philox')}")

@@ -23,7 +23,7 @@ from thunder.core import prims, utils
 from thunder.core.compile_data import get_compile_option
 from thunder.core.proxies import NumberProxy, Proxy, TensorProxy, unvariableify
 from thunder.core.pytree import tree_flatten
-from thunder.core.rematerialization import rematerialize
+from thunder.core.rematerialization import rematerialize, replace_uniform
 from thunder.core.symbol import BoundSymbol, Symbol
 from thunder.core.trace import TraceCtx, TraceProvenance, from_trace
 from thunder.core.transform_common import dce
@@ -45,6 +45,9 @@ _MULTI_OPERAND = {name for name, category, _ in _viewfuse.op_table() if category
 # Creation ops: claimed with their own checker (a device argument, literal numbers), and computed in
 # the kernel of a region that also reads tensors on that device; alone, they stay with torch.
 _CREATION = {"full", "iota"}
+# Counter-based random numbers (uniform_philox: a seed and an offset in, the same values wherever
+# they are computed), claimed with their own checker.
+_RANDOM = {"uniform_philox"}
 # Thunder's prim ids to viewfuse's prim names (Thunder may print some under other names).
 _PRIM_OF_ID = {getattr(prims, name).id: name for name in _PRIMS}
 # Thunder prims whose values are their input's: shallow_copy (a new tensor over the same data),
@@ -110,6 +113,27 @@ def _creation_checker(*args, device, dtype, **kwargs) -> bool:
             and all(isinstance(x, (bool, int, float)) for x in tree_flatten((args, kwargs))[0]))
 
 
+def _uniform_philox_checker(shape, minval, maxval, *, device, dtype, seed, offset) -> bool:
+    """Claims uniform_philox on a CPU or CUDA device, of a supported float dtype, with literal bounds
+    and an int seed and offset (numbers or number proxies, which the region takes as inputs)."""
+    def is_int(x):
+        return isinstance(x, int) or (isinstance(x, NumberProxy) and x.python_type is int)
+
+    return (device.devicetype.name.lower() in ("cpu", "cuda") and _dtype_ok(dtype)
+            and thunder.dtypes.is_float_dtype(dtype) and all(isinstance(x, (int, float)) for x in (minval, maxval))
+            and all(isinstance(s, int) for s in shape) and is_int(seed) and is_int(offset))
+
+
+def _uniform_checker(shape, minval, maxval, *, device, dtype) -> bool:
+    """Claims the stateful uniform on CUDA, which the fusion pass turns into uniform_philox with a
+    seed and an offset taken from torch's CUDA generator (Thunder's replace_uniform, as its nvFuser
+    executor does), unless the compile option disable_replace_uniform is set."""
+    if get_compile_option("disable_replace_uniform", "Disables the replace_uniform transform"):
+        return False
+    return device.devicetype.name.lower() == "cuda" and _uniform_philox_checker(
+        shape, minval, maxval, device=device, dtype=dtype, seed=0, offset=0)
+
+
 def _embedding_checker(a, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
                        sparse=False) -> bool:
     """Claims F.embedding where Thunder writes it as prims.take (reshaped): without padding_idx and
@@ -142,7 +166,7 @@ def _devices(bsyms, outputs) -> set[str]:
         for x in bsym.flat_args:
             if isinstance(x, TensorProxy) and x.name not in numbers and x.name not in alias:
                 found.add(str(x.device))
-        if bsym.sym.id in (prims.full.id, prims.iota.id):
+        if bsym.sym.id in (prims.full.id, prims.iota.id, prims.uniform_philox.id):
             found.add(str(bsym.kwargs["device"]))
     return found
 
@@ -336,11 +360,13 @@ class ViewfuseExecutor(FusionExecutor):
         # through fuse(region, counter) (update_fusion_call_ctx, rematerialization), which must
         # plan it with the same options.
         self._pass_options = (False, False)
-        for sym_name in sorted(_PRIMS - _CREATION):
+        for sym_name in sorted(_PRIMS - _CREATION - _RANDOM):
             checker = _multi_operand_checker if sym_name in _MULTI_OPERAND else _checker
             self.register_supported(getattr(prims, sym_name).id, checker)
         for sym_name in sorted(_CREATION):
             self.register_supported(getattr(prims, sym_name).id, _creation_checker)
+        self.register_supported(prims.uniform_philox.id, _uniform_philox_checker)
+        self.register_supported(prims.uniform.id, _uniform_checker)
         # Torch-level symbols that Thunder would give to torch whole before looking at their prims:
         # the fusion pass flattens them to take, take_along_axis and gather (_flatten).
         self.register_supported(ltorch.embedding.id, _embedding_checker)
@@ -401,6 +427,11 @@ class ViewfuseExecutor(FusionExecutor):
         keep_round_trips = bool(get_compile_option(
             "vf_keep_round_trips", "viewfuse: round where a float is cast to bf16/f16 and back. Default False."))
         self._pass_options = (bookend, keep_round_trips)
+        # The uniforms claimed (_uniform_checker) become uniform_philox of a seed and an offset that
+        # get_and_update_rng_state (run by torch) reads from the CUDA generator and advances: the
+        # numbers are computed in the region's kernel, and rematerialization may recompute a
+        # dropout mask in the backward from the two numbers instead of saving it.
+        trace = replace_uniform(trace)
         fused_trace = from_trace(trace)
         producers, consumers = utils.producers_and_consumers(trace)
         from thunder.executors.data_dependent_partition import Node, fuse_bound_symbols

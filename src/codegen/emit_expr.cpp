@@ -373,6 +373,10 @@ std::string value_def(const LoopNest& nest, int id, const std::vector<std::strin
       if (e.iota_start != 0) def = int_literal(e.iota_start) + " + " + def;
       def = convert(e.dtype, "(" + def + ")");
       break;
+    case ValueOp::Uniform:
+      def = std::string(e.dtype == DType::Float64 ? "vf_uniform_f64(" : "vf_uniform_f32(") + x[0] + ", " + x[1] +
+            ", (vf_i64)" + ix(e.index) + ")";
+      break;
     case ValueOp::Apply: def = apply_expr(e, x); break;
     case ValueOp::OnePlusTanh: def = "vf_one_plus_tanh(" + std::string(e.fn == OpKind::Sub ? "-" : "") + x[0] + ")"; break;
     case ValueOp::HalfXOnePlusTanh: def = "vf_half_x_one_plus_tanh(" + x[0] + ", " + x[1] + ")"; break;

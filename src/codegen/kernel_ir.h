@@ -66,6 +66,8 @@ enum class ValueOp : uint8_t {
   Scalar,    // param = ScalarF64/ScalarI64 field, converted to dtype
   Constant,  // constant converted to dtype
   Iota,      // iota_start + index * iota_step in int64, converted to dtype
+  Uniform,   // uniform_philox's u in [0, 1) at row-major position index, seed args[0], offset args[1]
+             // (int64 values); dtype float32 or float64 (ir.h states the generator)
   Apply,     // fn applied to args (operands of operand_dtype), result in dtype
   Cast,      // args[0] from operand_dtype to dtype
   Select,    // pred ? args[0] : args[1]

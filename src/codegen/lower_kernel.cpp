@@ -371,6 +371,59 @@ int KernelLowering::lower_cat(const Node& n, const std::vector<int>& idx, int pr
 // take, take_along_axis, gather: the index's element, as a Gathered index node (kernel_ir.h), is
 // the source's index along dim; the source is lowered there like any operand, through views and
 // math, its loads guarded by the range test, and an index out of range gives 0.
+// uniform_philox: the generator's u at the element's row-major position (the loop's own
+// linearisation where it has one; else sum of index * the shape's later sizes, passed as kernel
+// arguments), then minval + (maxval - minval) * u in u's type with the bounds rounded to it (as the
+// reference computes it), then rounded to the dtype.
+int KernelLowering::lower_uniform(const Node& n, const std::vector<int>& idx) {
+  const auto& a = n.attr<UniformAttrs>();
+  nest_->flat = false;  // reads the loop indices
+  int position = idx.empty() ? ix_.literal(0) : idx[0];
+  if (idx.size() > 1) {
+    if (std::optional<int> known = ix_.flattened(idx, a.shape)) {
+      position = *known;
+    } else {
+      for (size_t d = 1; d < idx.size(); ++d)
+        position = ix_.add(ix_.mul(position, ix_.constant(n, static_cast<int>(d), a.shape[d])), idx[d]);
+    }
+  }
+  const DType u_dtype = a.dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+  ValueExpr u;
+  u.op = ValueOp::Uniform;
+  u.dtype = u_dtype;
+  u.index = position;
+  u.args = {scalar(n.inputs[0], DType::Int64), scalar(n.inputs[1], DType::Int64)};
+  int v = nest_->value(u);
+  auto rounded = [&](double x) { return u_dtype == DType::Float32 ? static_cast<double>(static_cast<float>(x)) : x; };
+  if (a.minval != 0 || a.maxval != 1) {
+    auto constant = [&](double x) {
+      ValueExpr c;
+      c.op = ValueOp::Constant;
+      c.dtype = u_dtype;
+      c.constant = Scalar::from_float(x);
+      return nest_->value(c);
+    };
+    auto apply = [&](OpKind fn, int x, int y) {
+      ValueExpr e;
+      e.op = ValueOp::Apply;
+      e.fn = fn;
+      e.dtype = e.operand_dtype = u_dtype;
+      e.args = {x, y};
+      return nest_->value(e);
+    };
+    const double lo = rounded(a.minval), range = rounded(rounded(a.maxval) - lo);
+    const int scaled = apply(OpKind::Mul, constant(range), v);
+    v = apply(OpKind::Add, constant(lo), scaled);
+  }
+  if (a.dtype == u_dtype) return v;
+  ValueExpr cast;
+  cast.op = ValueOp::Cast;
+  cast.dtype = a.dtype;
+  cast.operand_dtype = u_dtype;
+  cast.args = {v};
+  return nest_->value(cast);
+}
+
 int KernelLowering::lower_gather(const Node& n, const std::vector<int>& idx, int pred) {
   const Value* source = n.inputs[0];
   const int64_t dim = n.attr<AxisAttrs>().dim, size = source->shape.at(static_cast<size_t>(dim));
@@ -504,6 +557,8 @@ int KernelLowering::lower_node(const Node& n, const Value* out, const std::vecto
       e.iota_step = a.step;
       return nest_->value(e);
     }
+    case OpKind::UniformPhilox:
+      return lower_uniform(n, idx);
     case OpKind::Sum: case OpKind::Prod: case OpKind::Amax: case OpKind::Amin: case OpKind::Var:
     case OpKind::VarMean:
       return lower_reduction(n, out, idx, pred);

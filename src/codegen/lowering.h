@@ -121,6 +121,7 @@ class KernelLowering {
   int lower_node(const Node& n, const Value* out, const std::vector<int>& idx, int pred);
   int lower_cat(const Node& n, const std::vector<int>& idx, int pred);
   int lower_gather(const Node& n, const std::vector<int>& idx, int pred);
+  int lower_uniform(const Node& n, const std::vector<int>& idx);
   int zero(DType dtype);  // the constant 0 of dtype
   // Records why one kernel cannot compute the segment (the first reason found is kept) and gives
   // a placeholder value; lowering stops there (visit lowers nothing more).

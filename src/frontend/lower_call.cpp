@@ -267,6 +267,19 @@ std::vector<Value*> Lowering::prim(OpKind op) {
                                                      : DType::Bool;
         return emit(op, {}, FullAttrs{shape(int_list(*a[0], "shape", true), *a[0], false), *value, d});
       }
+      if (op == OpKind::UniformPhilox) {
+        auto a = bind({"shape", "minval", "maxval", "device", "dtype", "seed", "offset"}, 3);
+        UniformAttrs attrs{shape(int_list(*a[0], "shape", true), *a[0], false), 0, 1, DType::Float32};
+        double* bounds[] = {&attrs.minval, &attrs.maxval};
+        for (int k = 0; k < 2; ++k) {
+          std::optional<Scalar> v = literal_number(scope_, *a[1 + k]);
+          if (!v || v->kind == ScalarKind::Bool) fail(*a[1 + k], "expected a number for ", k ? "maxval" : "minval");
+          *bounds[k] = v->as_double();
+        }
+        if (a[4]) attrs.dtype = dtype(*a[4]);
+        if (!a[5] || !a[6]) fail(call_, "expected the seed= and offset= arguments");
+        return emit(op, {operand(*a[5]), operand(*a[6])}, attrs);
+      }
       auto a = bind({"length", "start", "step", "device", "dtype"}, 1);
       IotaAttrs attrs;
       attrs.length = integer(*a[0], "length");

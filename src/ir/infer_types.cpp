@@ -3,6 +3,7 @@
 #include "ir/infer_types.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "base/error.h"
@@ -375,6 +376,7 @@ bool attrs_match(OpKind op, const OpAttrs& attrs) {
     case OpKind::ConvertElementType: return std::holds_alternative<CastAttrs>(attrs);
     case OpKind::Full: return std::holds_alternative<FullAttrs>(attrs);
     case OpKind::Iota: return std::holds_alternative<IotaAttrs>(attrs);
+    case OpKind::UniformPhilox: return std::holds_alternative<UniformAttrs>(attrs);
     default: return std::holds_alternative<NoAttrs>(attrs);
   }
 }
@@ -435,6 +437,19 @@ std::vector<ValueType> infer_types(OpKind op, const std::vector<Value*>& inputs,
     case OpCategory::Reduction:
       return infer_reduction(c, op, attrs);
     case OpCategory::Creation: {
+      if (op == OpKind::UniformPhilox) {
+        const auto& a = std::get<UniformAttrs>(attrs);
+        c.arity(2);
+        const char* names[] = {"seed", "offset"};
+        for (size_t i = 0; i < 2; ++i)
+          c.check(!inputs[i]->is_tensor && inputs[i]->scalar_kind == ScalarKind::Int, names[i],
+                  " must be an int scalar, got a ", inputs[i]->type_string());
+        for (int64_t s : a.shape) c.check(s >= 0, "shape ", shape_to_string(a.shape), " has a negative size");
+        c.check(is_floating(a.dtype), "dtype must be a floating type, got ", dtype_short_name(a.dtype));
+        c.check(a.minval < a.maxval && a.maxval - a.minval < std::numeric_limits<double>::infinity(),
+                "minval must be less than maxval, both finite, got minval ", a.minval, " and maxval ", a.maxval);
+        return {tensor_type(a.dtype, a.shape)};
+      }
       c.arity(0);
       if (op == OpKind::Full) {
         const auto& a = std::get<FullAttrs>(attrs);

@@ -34,6 +34,12 @@
 //   other dims equal to a's, gather at most a's. Indices are integers in [0, a.shape[dim]); one
 //   out of that range is a user error (kernels on the CPU report it; CUDA kernels give 0 for
 //   that element and never read outside a).
+// - uniform_philox(shape, minval, maxval, dtype, seed, offset) is counter-based: the element at
+//   row-major position i is minval + (maxval - minval) * u, computed in float32 (float64 for a
+//   float64 result) and rounded to dtype, where u in [0, 1) comes from Philox4x32-10 with key
+//   seed and counter (i / 4 as 64 bits, offset as 64 bits): word i % 4 of the block, its high 24
+//   bits times 2^-24 (float64: words 2 (i % 2) and 2 (i % 2) + 1 of block i / 2, 53 bits times
+//   2^-53). The same seed and offset give the same tensor on every backend and schedule.
 // - Dims in attributes are canonical (0 <= d < rank) once a node is built; Fusion::add_node accepts
 //   negative dims and wraps them as Python does.
 #pragma once
@@ -134,10 +140,16 @@ struct IotaAttrs {
   DType dtype = DType::Int64;
   bool operator==(const IotaAttrs&) const = default;
 };
+struct UniformAttrs {  // uniform_philox; the seed and offset are the node's inputs (int scalars)
+  Shape shape;
+  double minval = 0, maxval = 1;
+  DType dtype = DType::Float32;
+  bool operator==(const UniformAttrs&) const = default;
+};
 
 using OpAttrs = std::variant<NoAttrs, PermuteAttrs, ReshapeAttrs, BroadcastAttrs, SliceAttrs,
                              DimsAttrs, VarAttrs, PadAttrs, AxisAttrs, CastAttrs, FullAttrs,
-                             IotaAttrs>;
+                             IotaAttrs, UniformAttrs>;
 
 struct Node;
 

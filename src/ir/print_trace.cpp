@@ -90,6 +90,13 @@ std::string call_args(const Node& node) {
           << dtype_ref(a.dtype);
       break;
     }
+    case OpKind::UniformPhilox: {
+      const auto& a = node.attr<UniformAttrs>();
+      out << int_tuple(a.shape) << ", " << scalar_to_python(Scalar::from_float(a.minval)) << ", "
+          << scalar_to_python(Scalar::from_float(a.maxval)) << ", device=devices.Device(\"cpu\"), dtype="
+          << dtype_ref(a.dtype) << ", seed=" << operand(node.inputs.at(0)) << ", offset=" << operand(node.inputs.at(1));
+      break;
+    }
     // Elementwise ops without attributes: the operands in order.
     case OpKind::Abs: case OpKind::Neg: case OpKind::Exp: case OpKind::Exp2: case OpKind::Expm1:
     case OpKind::Log: case OpKind::Log1p: case OpKind::Log2: case OpKind::Log10: case OpKind::Sqrt:

@@ -1,4 +1,4 @@
-// Reference reductions (sum, prod, amax, amin, var, var_mean) and creation ops (full, iota).
+// Reference reductions (sum, prod, amax, amin, var, var_mean).
 //
 // Accumulation: float16 and bfloat16 accumulate in float32, as the IR states. float32 and float64
 // accumulate in double and round once at the end: a more accurate oracle than float32
@@ -160,31 +160,6 @@ std::vector<HostTensor> run_reduction(const Node& node, const HostTensor& input)
       return variance(node, input, ReductionMap(input.shape(), node.attr<VarAttrs>().dims));
     default: VF_INTERNAL_ERROR("prims.", op_name(node.op), " is not a reduction");
   }
-}
-
-HostTensor run_creation(const Node& node) {
-  const Value& result = *node.output();
-  HostTensor out = HostTensor::empty(result.dtype, result.shape);
-  if (node.op == OpKind::Full) {
-    const Scalar& value = node.attr<FullAttrs>().value;
-    for (int64_t o = 0; o < out.numel(); ++o) {
-      std::byte* p = contiguous_element(out, o);
-      if (value.kind == ScalarKind::Float)
-        store_as<double>(p, out.dtype(), value.f);
-      else
-        store_as<int64_t>(p, out.dtype(), value.i);
-    }
-    return out;
-  }
-  VF_INTERNAL_CHECK(node.op == OpKind::Iota, "prims.", op_name(node.op), " is not a creation op");
-  const auto& a = node.attr<IotaAttrs>();
-  for (int64_t o = 0; o < a.length; ++o) {
-    // start + o * step in wrapping int64 arithmetic, then converted to the dtype.
-    const auto v = static_cast<int64_t>(static_cast<uint64_t>(a.start) +
-                                        static_cast<uint64_t>(o) * static_cast<uint64_t>(a.step));
-    store_as<int64_t>(contiguous_element(out, o), out.dtype(), v);
-  }
-  return out;
 }
 
 }  // namespace vf::reference

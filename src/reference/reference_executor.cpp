@@ -62,7 +62,7 @@ std::vector<HostTensor> run_reference_node(const Node& node, const std::vector<H
     case OpCategory::Reduction:
       return reference::run_reduction(node, std::get<HostTensor>(inputs.at(0)));
     case OpCategory::Creation:
-      return {reference::run_creation(node)};
+      return {reference::run_creation(node, inputs)};
   }
   VF_INTERNAL_ERROR("bad op category for prims.", op_name(node.op));
 }

@@ -4,6 +4,8 @@
 // vf::Scalar) and returns new contiguous tensors shaped and typed as the node's outputs.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "ir/ir.h"
@@ -18,8 +20,10 @@ HostTensor run_elementwise(const Node& node, const std::vector<HostArg>& inputs)
 HostTensor run_movement(const Node& node, const std::vector<HostArg>& inputs);
 // sum, prod, amax, amin, var, var_mean.
 std::vector<HostTensor> run_reduction(const Node& node, const HostTensor& input);
-// full, iota.
-HostTensor run_creation(const Node& node);
+// full, iota, uniform_philox (its inputs: the seed and offset scalars).
+HostTensor run_creation(const Node& node, const std::vector<HostArg>& inputs);
+// The Philox4x32-10 block of counter c under key (low word first), as Salmon et al.'s Random123.
+std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> c, uint64_t key);
 
 // The inverse error function in double precision: NaN outside [-1, 1], +-inf at +-1.
 double erfinv(double y);

@@ -3,6 +3,7 @@ list(APPEND VF_SOURCES
   reference/elementwise.cpp
   reference/movement.cpp
   reference/reduction.cpp
+  reference/creation.cpp
   reference/erfinv.cpp
   reference/gamma.cpp
   reference/compare.cpp

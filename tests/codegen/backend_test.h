@@ -35,25 +35,16 @@ class BackendTest : public ::testing::TestWithParam<Device> {
   // reduction of `terms` values; returns the plan used. On the CPU, every kernel's CUDA source is
   // also compiled with NVRTC (nvrtc_checks_enabled()).
   Plan check(std::shared_ptr<Fusion> f, const std::vector<HostArg>& inputs, int64_t terms) {
-    CompiledFusion compiled(f, ExecutorOptions{.device = GetParam()}, backend_);
-    std::vector<Arg> args;
-    for (const HostArg& a : inputs) {
-      if (const HostTensor* t = std::get_if<HostTensor>(&a))
-        args.push_back(copy_to(to_tensor(*t), GetParam()));
-      else
-        args.push_back(std::get<Scalar>(a));
-    }
-    const std::vector<Tensor> outs = compiled.run(args);
+    Plan plan;
+    const std::vector<HostTensor> outs = run(f, inputs, &plan);
     const std::vector<HostTensor> expected = run_reference(*f, inputs);
     EXPECT_EQ(outs.size(), expected.size());
     for (size_t o = 0; o < outs.size() && o < expected.size(); ++o) {
-      const Comparison c =
-          compare_tensors(host_copy(outs[o]), expected[o], reduction_tolerance(expected[o].dtype(), terms));
+      const Comparison c = compare_tensors(outs[o], expected[o], reduction_tolerance(expected[o].dtype(), terms));
       EXPECT_TRUE(c.ok) << "output " << f->outputs()[o]->name << " on " << device_name(GetParam()) << ": "
                         << c.first_mismatch << " (" << c.mismatches << " mismatches)\n"
                         << "trace:\n" << print_trace(*f);
     }
-    Plan plan = compiled.plan_for(args);
     if (GetParam() == Device::Cpu && nvrtc_checks_enabled()) {
       for (const Segment& s : plan.segments) {
         if (s.kind != SegmentKind::Kernel) continue;
@@ -62,6 +53,22 @@ class BackendTest : public ::testing::TestWithParam<Device> {
       }
     }
     return plan;
+  }
+
+  // Runs `f` on `inputs` on this backend: its outputs, copied to the host, and (plan) its plan.
+  std::vector<HostTensor> run(std::shared_ptr<Fusion> f, const std::vector<HostArg>& inputs, Plan* plan = nullptr) {
+    CompiledFusion compiled(f, ExecutorOptions{.device = GetParam()}, backend_);
+    std::vector<Arg> args;
+    for (const HostArg& a : inputs) {
+      if (const HostTensor* t = std::get_if<HostTensor>(&a))
+        args.push_back(copy_to(to_tensor(*t), GetParam()));
+      else
+        args.push_back(std::get<Scalar>(a));
+    }
+    std::vector<HostTensor> outs;
+    for (const Tensor& t : compiled.run(args)) outs.push_back(host_copy(t));
+    if (plan) *plan = compiled.plan_for(args);
+    return outs;
   }
 
   std::shared_ptr<Backend> backend_;

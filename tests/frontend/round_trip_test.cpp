@@ -123,6 +123,23 @@ TEST(PrintTrace, AttributeForms_SpelledAsPrims) {
   EXPECT_TRUE(std::signbit(back.nodes()[3]->attr<FullAttrs>().value.f));
 }
 
+TEST(PrintTrace, UniformPhilox_SeedAndOffsetAsKeywords) {
+  Fusion f;
+  Value* seed = f.add_scalar_input("seed", ScalarKind::Int);
+  Value* u = f.add_node(OpKind::UniformPhilox, {seed, f.add_constant(Scalar::from_int(4))},
+                        UniformAttrs{{2, 3}, -0.5, 2.0, DType::BFloat16}, {"u"}).at(0);
+  f.add_output(u);
+  const std::string text = print_trace(f, "g");
+  EXPECT_EQ(text,
+            "def g(seed):\n"
+            "  # seed: \"int\"\n"
+            "  u = prims.uniform_philox((2, 3), -0.5, 2.0, device=devices.Device(\"cpu\"), dtype=dtypes.bfloat16, "
+            "seed=seed, offset=4)  # u: \"cpu bf16[2, 3]\"\n"
+            "  return u\n");
+  Fusion back = read_trace(text);
+  expect_same_program(f, back);
+}
+
 TEST(PrintTrace, SpecialFloats_RoundTripExactly) {
   for (double v : {5e-324, 1.7976931348623157e308, -2.5e-10, 0.1 + 0.2, std::nan(""), -HUGE_VAL}) {
     Fusion f;

@@ -32,6 +32,22 @@ std::vector<BadTrace> bad_traces() {
        "the index must have an integer dtype, got f32"},
       {"NllLossBackwardReduction", with_x("  y = ltorch.nll_loss_backward(x, x, x, None, 'avg', -1, x)\n  return y\n"), 3,
        47, "ltorch.nll_loss_backward: expected reduction 'none', 'sum' or 'mean', got 'avg'"},
+      {"UniformPhiloxNoSeed",
+       with_x("  y = prims.uniform_philox((2,), 0.0, 1.0, device=devices.Device('cpu'), dtype=dtypes.float32)\n"
+              "  return y\n"),
+       3, 7, "prims.uniform_philox: expected the seed= and offset= arguments"},
+      {"UniformPhiloxFloatSeed",
+       with_x("  y = prims.uniform_philox((2,), 0.0, 1.0, device=devices.Device('cpu'), dtype=dtypes.float32, "
+              "seed=1.5, offset=0)\n  return y\n"),
+       3, 7, "seed must be an int scalar, got a float"},
+      {"UniformPhiloxEmptyRange",
+       with_x("  y = prims.uniform_philox((2,), 1.0, 1.0, device=devices.Device('cpu'), dtype=dtypes.float32, "
+              "seed=1, offset=0)\n  return y\n"),
+       3, 7, "minval must be less than maxval, both finite, got minval 1 and maxval 1"},
+      {"UniformPhiloxIntDtype",
+       with_x("  y = prims.uniform_philox((2,), 0.0, 1.0, device=devices.Device('cpu'), dtype=dtypes.int64, "
+              "seed=1, offset=0)\n  return y\n"),
+       3, 7, "dtype must be a floating type, got i64"},
       {"MissingAnnotation", "def f(x, w):\n  # x: \"cpu f32[2]\"\n  return x\n", 1, 10,
        "argument 'w' has no annotation"},
       {"AnnotationShapeMismatch", with_x("  y = prims.neg(x)  # y: \"cpu f32[2, 4]\"\n  return y\n"), 3, 27,
