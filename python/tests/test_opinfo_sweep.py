@@ -18,7 +18,8 @@ from thunder.core import dtypes  # noqa: E402
 from viewfuse.thunder import viewfuse_ex  # noqa: E402
 
 OPS = ["acosh", "asinh", "atanh", "lgamma", "digamma", "erfcinv", "ndtri", "sign", "amax", "add", "mul", "sub",
-       "true_divide", "where", "take", "take_along_axis", "gather", "embedding", "argmax", "argmin"]
+       "true_divide", "where", "take", "take_along_axis", "gather", "embedding", "argmax", "argmin", "nextafter",
+       "zeta", "bitwise_left_shift", "bitwise_right_shift"]
 DTYPES = [dtypes.float32, dtypes.bfloat16, dtypes.bool8, dtypes.int64]
 SAMPLES = 4
 

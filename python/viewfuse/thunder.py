@@ -106,6 +106,14 @@ def _claims(args, kwargs, scalar_tensors_are_numbers: bool) -> bool:
     return len(devices) <= 1
 
 
+def _nextafter_checker(a, b) -> bool:
+    """Claims nextafter of float32 and float64 tensors: the next value of a 16-bit float is a step of
+    that type, which viewfuse's float32 arithmetic for half types would not give."""
+    tensors = [x for x in (a, b) if isinstance(x, TensorProxy)]
+    return (all(_dtype_ok(x.dtype) and long_name(x.dtype) in ("float32", "float64") for x in tensors)
+            and _multi_operand_checker(a, b))
+
+
 def _creation_checker(*args, device, dtype, **kwargs) -> bool:
     """Claims full and iota on a CPU or CUDA device, of a supported dtype, with literal numbers
     (the trace reader takes fill_value, length, start and step as literals)."""
@@ -362,6 +370,7 @@ class ViewfuseExecutor(FusionExecutor):
         self._pass_options = (False, False)
         for sym_name in sorted(_PRIMS - _CREATION - _RANDOM):
             checker = _multi_operand_checker if sym_name in _MULTI_OPERAND else _checker
+            checker = _nextafter_checker if sym_name == "nextafter" else checker
             self.register_supported(getattr(prims, sym_name).id, checker)
         for sym_name in sorted(_CREATION):
             self.register_supported(getattr(prims, sym_name).id, _creation_checker)

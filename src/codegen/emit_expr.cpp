@@ -158,6 +158,10 @@ const char* fn_name(OpKind op) {
     case OpKind::Fmod: return "vf_fmod";
     case OpKind::Remainder: return "vf_remainder";
     case OpKind::Atan2: return "vf_atan2";
+    case OpKind::Nextafter: return "vf_nextafter";
+    case OpKind::Zeta: return "vf_zeta";
+    case OpKind::BitwiseLeftShift: return "vf_shl";
+    case OpKind::BitwiseRightShift: return "vf_shr";
     case OpKind::Lerp: return "vf_lerp";
     default: return nullptr;
   }

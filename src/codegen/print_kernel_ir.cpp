@@ -102,7 +102,9 @@ class NestPrinter {
       case ValueOp::Iota:
         return "iota " + dtype + " " + std::to_string(e.iota_start) + " + " + index(e.index) + " * " +
                std::to_string(e.iota_step);
-      case ValueOp::Uniform: return "uniform " + dtype + " at " + index(e.index) + " seed, offset " + args(e);
+      case ValueOp::Uniform:
+        return "uniform " + dtype + " at " + index(e.index) + " seed v" + std::to_string(e.args.at(0)) + " offset v" +
+               std::to_string(e.args.at(1));
       case ValueOp::Apply: {
         std::string s = std::string(op_name(e.fn)) + " " + dtype;
         if (e.operand_dtype != e.dtype) s += " of " + std::string(dtype_short_name(e.operand_dtype));

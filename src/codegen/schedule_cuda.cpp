@@ -54,7 +54,7 @@ bool calls_math_function(OpKind fn) {
     case OpKind::Atan: case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Pow:
     case OpKind::Acosh: case OpKind::Asinh: case OpKind::Atanh: case OpKind::Lgamma: case OpKind::Digamma:
     case OpKind::Erfcinv: case OpKind::Ndtri:
-    case OpKind::Fmod: case OpKind::Remainder: case OpKind::Atan2:
+    case OpKind::Fmod: case OpKind::Remainder: case OpKind::Atan2: case OpKind::Zeta: case OpKind::Nextafter:
       return true;
     default:
       return false;

@@ -119,7 +119,7 @@ bool float_only(OpKind op) {
     case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asin: case OpKind::Acos: case OpKind::Atan:
     case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Atan2: case OpKind::Lerp:
     case OpKind::Acosh: case OpKind::Asinh: case OpKind::Atanh: case OpKind::Lgamma: case OpKind::Digamma:
-    case OpKind::Erfcinv: case OpKind::Ndtri:
+    case OpKind::Erfcinv: case OpKind::Ndtri: case OpKind::Nextafter: case OpKind::Zeta:
     case OpKind::Var: case OpKind::VarMean:
       return true;
     default:
@@ -131,7 +131,7 @@ bool rejects_bool(OpKind op) {
   switch (op) {
     case OpKind::Abs: case OpKind::Neg: case OpKind::Floor: case OpKind::Ceil:
     case OpKind::Round: case OpKind::Trunc: case OpKind::Sub: case OpKind::Div: case OpKind::Pow: case OpKind::Fmod: case OpKind::Remainder: case OpKind::Sum:
-    case OpKind::Prod:
+    case OpKind::Prod: case OpKind::BitwiseLeftShift: case OpKind::BitwiseRightShift:
       return true;
     default:
       return false;
@@ -140,7 +140,7 @@ bool rejects_bool(OpKind op) {
 
 bool is_bitwise(OpKind op) {
   return op == OpKind::BitwiseNot || op == OpKind::BitwiseAnd || op == OpKind::BitwiseOr ||
-         op == OpKind::BitwiseXor;
+         op == OpKind::BitwiseXor || op == OpKind::BitwiseLeftShift || op == OpKind::BitwiseRightShift;
 }
 
 bool gives_bool(OpKind op) {
@@ -160,6 +160,11 @@ void check_dtype_class(const Checker& c, OpKind op, DType dtype) {
     c.check(!is_bool(dtype), "expects a numeric dtype, got b8 (convert it first)");
   if (is_bitwise(op))
     c.check(!is_floating(dtype), "expects an integer or bool dtype, got ", dtype_short_name(dtype));
+  // The next value after a in a half type is a step of that type, which float32 arithmetic
+  // rounded to it would not give.
+  if (op == OpKind::Nextafter)
+    c.check(!is_half(dtype), "expects f32 or f64 (the next value of a 16-bit float is not supported), got ",
+            dtype_short_name(dtype));
 }
 
 std::vector<ValueType> infer_view(const Checker& c, OpKind op, const std::vector<Value*>& inputs,

@@ -21,6 +21,9 @@
 // - Integer arithmetic wraps (two's complement). Integer div truncates toward zero; remainder takes
 //   the sign of the divisor and fmod that of the dividend; integer div, remainder or fmod by zero
 //   gives 0. Integer pow with a negative exponent gives 0 unless the base is 1 or -1.
+// - bitwise_left_shift and bitwise_right_shift (integer dtypes) are torch's: a shift by a negative
+//   amount or by the width or more gives 0 to the left and the sign (a >> (width - 1)) to the
+//   right. nextafter takes f32 or f64; zeta (Hurwitz) is computed in double for every float dtype.
 // - A cast from float to an integer type truncates toward zero, saturates to the int64 range
 //   (NaN gives 0) and then wraps to the target width; a cast to bool tests != 0.
 // - maximum, minimum, amax and amin propagate NaN.

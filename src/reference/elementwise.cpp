@@ -191,6 +191,8 @@ C binary_float(OpKind op, C a, C b) {
       return r;
     }
     case OpKind::Atan2: return std::atan2(a, b);
+    case OpKind::Nextafter: return std::nextafter(a, b);
+    case OpKind::Zeta: return static_cast<C>(zeta(static_cast<double>(a), static_cast<double>(b)));
     default: VF_INTERNAL_ERROR("prims.", op_name(op), " is not a floating binary op");
   }
 }
@@ -209,6 +211,12 @@ int64_t binary_int(OpKind op, int64_t a, int64_t b) {
     case OpKind::BitwiseAnd: return a & b;
     case OpKind::BitwiseOr: return a | b;
     case OpKind::BitwiseXor: return a ^ b;
+    // torch's shifts: a left shift by a negative amount or by the width or more gives 0, a right
+    // shift by such an amount the sign (a >> (width - 1)). On the sign-extended int64 value, the
+    // 64-bit shift wrapped to the width gives the same for every width.
+    case OpKind::BitwiseLeftShift:
+      return b < 0 || b > 63 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(a) << b);
+    case OpKind::BitwiseRightShift: return a >> (b < 0 || b > 63 ? 63 : b);
     default: VF_INTERNAL_ERROR("prims.", op_name(op), " is not an integer binary op");
   }
 }

@@ -35,5 +35,8 @@ double ndtri(double p);
 double lgamma(double x);
 // The derivative of log gamma: -inf at 0 (as PyTorch), NaN at the negative integers.
 double digamma(double x);
+// The Hurwitz zeta function sum over k >= 0 of (k + q)^-x, as torch.special.zeta: inf at x = 1,
+// NaN for x < 1, inf at q a non-positive integer, NaN at other negative q unless x is an integer.
+double zeta(double x, double q);
 
 }  // namespace vf::reference

@@ -80,8 +80,9 @@ std::vector<std::unique_ptr<Fusion>> float_op_fusions() {
       Value* s = f.add_scalar_input("s", ScalarKind::Float);
       for (OpKind op : test::kUnaryFloatOps) f.add_output(f.add(op, {a}));
       for (OpKind op : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Pow, OpKind::Maximum,
-                        OpKind::Minimum, OpKind::Fmod, OpKind::Remainder, OpKind::Atan2, OpKind::Lt})
+                        OpKind::Minimum, OpKind::Fmod, OpKind::Remainder, OpKind::Atan2, OpKind::Lt, OpKind::Zeta})
         f.add_output(f.add(op, {a, b}));
+      if (!is_half(dtype)) f.add_output(f.add(OpKind::Nextafter, {a, b}));
       f.add_output(f.add(OpKind::Lerp, {a, b, s}));
     });
   }
@@ -95,7 +96,8 @@ std::vector<std::unique_ptr<Fusion>> float_op_fusions() {
       f.add_output(f.add(OpKind::Where, {c, a, b}));
       f.add_output(f.add(OpKind::BitwiseNot, {a}));
       if (!is_bool(dtype))
-        for (OpKind op : {OpKind::Add, OpKind::Mul, OpKind::Div, OpKind::Pow, OpKind::Remainder, OpKind::Fmod})
+        for (OpKind op : {OpKind::Add, OpKind::Mul, OpKind::Div, OpKind::Pow, OpKind::Remainder, OpKind::Fmod,
+                          OpKind::BitwiseLeftShift, OpKind::BitwiseRightShift})
           f.add_output(f.add(op, {a, b}));
       for (DType to : test::kAllDTypes) f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{to}));
     });

@@ -302,11 +302,13 @@ TEST(CodegenGpu, ElementwiseOpsAndCasts_MatchCpu) {
     Value* b = f.add_tensor_input("b", dtype, {257});
     if (is_floating(dtype)) {
       for (OpKind op : test::kUnaryFloatOps) f.add_output(f.add(op, {a}));
-      for (OpKind op : {OpKind::Pow, OpKind::Atan2, OpKind::Div, OpKind::Maximum, OpKind::Remainder, OpKind::Fmod})
+      for (OpKind op : {OpKind::Pow, OpKind::Atan2, OpKind::Div, OpKind::Maximum, OpKind::Remainder, OpKind::Fmod,
+                        OpKind::Zeta})
         f.add_output(f.add(op, {a, b}));
+      if (!is_half(dtype)) f.add_output(f.add(OpKind::Nextafter, {a, b}));
     } else if (!is_bool(dtype)) {
       for (OpKind op : {OpKind::Add, OpKind::Mul, OpKind::Div, OpKind::Pow, OpKind::Remainder, OpKind::Fmod,
-                        OpKind::BitwiseXor, OpKind::Minimum})
+                        OpKind::BitwiseXor, OpKind::Minimum, OpKind::BitwiseLeftShift, OpKind::BitwiseRightShift})
         f.add_output(f.add(op, {a, b}));
     }
     for (DType to : test::kAllDTypes) f.add_output(f.add(OpKind::ConvertElementType, {a}, CastAttrs{to}));

@@ -236,8 +236,12 @@ TEST(CodegenSemantics, BinaryAndTernaryOps_MatchReference) {
       f.add_output(f.add(OpKind::Pow, {a, b}));
       f.add_output(f.add(OpKind::Atan2, {a, b}));
       f.add_output(f.add(OpKind::Lerp, {a, b, f.add(OpKind::Abs, {a})}));
+      f.add_output(f.add(OpKind::Zeta, {a, b}));
+      if (!is_half(dtype)) f.add_output(f.add(OpKind::Nextafter, {a, b}));
     } else {
-      for (OpKind op : {OpKind::BitwiseAnd, OpKind::BitwiseOr, OpKind::BitwiseXor}) f.add_output(f.add(op, {a, b}));
+      for (OpKind op : {OpKind::BitwiseAnd, OpKind::BitwiseOr, OpKind::BitwiseXor, OpKind::BitwiseLeftShift,
+                        OpKind::BitwiseRightShift})
+        f.add_output(f.add(op, {a, b}));
       f.add_output(f.add(OpKind::BitwiseNot, {a}));
       f.add_output(f.add(OpKind::Sign, {a}));
     }

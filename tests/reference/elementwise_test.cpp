@@ -256,6 +256,36 @@ TEST(ReferenceBinary, Bitwise_IntegerAndBool) {
   EXPECT_EQ(ints_of(run_binary(OpKind::Minimum, p, q)), (std::vector<int64_t>{0, 0, 0, 1}));
 }
 
+// torch's shifts: a negative amount or the width or more gives 0 to the left and the sign to the
+// right, at every width (values worked by hand from ATen's definitions).
+TEST(ReferenceBinary, Shifts_OutOfRangeAmountsAsTorch) {
+  auto shl = [](DType d, std::vector<int64_t> a, std::vector<int64_t> b) {
+    const Shape s{static_cast<int64_t>(a.size())};
+    return ints_of(run_binary(OpKind::BitwiseLeftShift, make_int_tensor(d, s, a), make_int_tensor(d, s, b)));
+  };
+  auto shr = [](DType d, std::vector<int64_t> a, std::vector<int64_t> b) {
+    const Shape s{static_cast<int64_t>(a.size())};
+    return ints_of(run_binary(OpKind::BitwiseRightShift, make_int_tensor(d, s, a), make_int_tensor(d, s, b)));
+  };
+  EXPECT_EQ(shl(DType::Int8, {1, 1, 3, -1, 5, 5}, {6, 7, 8, 3, -1, 100}), (std::vector<int64_t>{64, -128, 0, -8, 0, 0}));
+  EXPECT_EQ(shr(DType::Int8, {-128, -128, 127, -5, -5, 9}, {3, 7, 9, -2, 100, 1}),
+            (std::vector<int64_t>{-16, -1, 0, -1, -1, 4}));
+  EXPECT_EQ(shl(DType::UInt8, {255, 1, 3}, {1, 8, 200}), (std::vector<int64_t>{254, 0, 0}));
+  EXPECT_EQ(shr(DType::UInt8, {255, 255, 128}, {7, 8, 200}), (std::vector<int64_t>{1, 0, 0}));
+  EXPECT_EQ(shl(DType::Int64, {1, 1, 3}, {63, 64, -1}), (std::vector<int64_t>{kI64Min, 0, 0}));
+  EXPECT_EQ(shr(DType::Int64, {kI64Min, kI64Min, 8}, {63, 64, 2}), (std::vector<int64_t>{-1, -1, 2}));
+}
+
+// nextafter steps one unit in the last place of the dtype (float32's is 2^-23 at 1).
+TEST(ReferenceBinary, Nextafter_StepsInTheDtype) {
+  EXPECT_EQ(values_of(run_binary(OpKind::Nextafter, make_tensor(DType::Float32, {3}, {1, 1, 0}),
+                                 make_tensor(DType::Float32, {3}, {2, 0, -1}))),
+            (std::vector<double>{1 + std::ldexp(1.0, -23), 1 - std::ldexp(1.0, -24), -std::ldexp(1.0, -149)}));
+  EXPECT_EQ(values_of(run_binary(OpKind::Nextafter, make_tensor(DType::Float64, {2}, {1, 3}),
+                                 make_tensor(DType::Float64, {2}, {0, 3}))),
+            (std::vector<double>{1 - std::ldexp(1.0, -53), 3}));
+}
+
 TEST(ReferenceBinary, Comparisons_GiveBoolAndNaNIsUnordered) {
   HostTensor a = make_tensor(DType::Float32, {3}, {1, 2, kNaN});
   HostTensor b = make_tensor(DType::Float32, {3}, {2, 2, kNaN});
@@ -374,6 +404,28 @@ TEST(ReferenceSpecialFunctions, KnownValues_MatchHighPrecision) {
   };
   for (const Case& c : cases)
     EXPECT_NEAR(c.fn(c.x), c.expected, 1e-15 * std::fabs(c.expected)) << "x = " << c.x;
+}
+
+// Hurwitz zeta at closed forms: zeta(s, 1) is Riemann's (pi^2 / 6, Apery's constant, pi^4 / 90),
+// zeta(s, 1/2) = (2^s - 1) zeta(s), and a negative q adds the terms below 1/2; and torch's edges.
+TEST(ReferenceSpecialFunctions, Zeta_ClosedFormsAndEdges) {
+  const double pi = 3.141592653589793;
+  auto zeta = [](double x, double q) {
+    return values_of(run_binary(OpKind::Zeta, make_tensor(DType::Float64, {1}, {x}), make_tensor(DType::Float64, {1}, {q})))[0];
+  };
+  EXPECT_NEAR(zeta(2, 1), pi * pi / 6, 1e-15);
+  EXPECT_NEAR(zeta(3, 1), 1.2020569031595942, 1e-15);
+  EXPECT_NEAR(zeta(4, 1), pi * pi * pi * pi / 90, 1e-15);
+  EXPECT_NEAR(zeta(2, 0.5), pi * pi / 2, 4e-15);
+  EXPECT_NEAR(zeta(2, -1.5), 1 / 2.25 + 1 / 0.25 + pi * pi / 2, 1e-14);
+  double direct = 0;  // the series itself, where it converges fast
+  for (int k = 40; k >= 2; --k) direct += std::pow(k, -30.0);
+  EXPECT_NEAR(zeta(30, 2), direct, 1e-15 * direct);
+  EXPECT_EQ(zeta(1, 2), kInf);
+  EXPECT_TRUE(std::isnan(zeta(0.5, 2)));
+  EXPECT_EQ(zeta(2, -3), kInf);
+  EXPECT_EQ(zeta(2, 0), kInf);
+  EXPECT_TRUE(std::isnan(zeta(2.5, -1.5)));
 }
 
 TEST(ReferenceSpecialFunctions, EdgeValues_InfNaNAndPoles) {
