@@ -368,12 +368,9 @@ int KernelLowering::lower_cat(const Node& n, const std::vector<int>& idx, int pr
   return result;
 }
 
-// take, take_along_axis, gather: the index's element, as a Gathered index node (kernel_ir.h), is
-// the source's index along dim; the source is lowered there like any operand, through views and
-// math, its loads guarded by the range test, and an index out of range gives 0.
 // uniform_philox: the generator's u at the element's row-major position (the loop's own
-// linearisation where it has one; else sum of index * the shape's later sizes, passed as kernel
-// arguments), then minval + (maxval - minval) * u in u's type with the bounds rounded to it (as the
+// linearisation where it has one, else each index times the product of the later sizes, which are
+// kernel arguments), then minval + (maxval - minval) * u in u's type with the bounds rounded to it (as the
 // reference computes it), then rounded to the dtype.
 int KernelLowering::lower_uniform(const Node& n, const std::vector<int>& idx) {
   const auto& a = n.attr<UniformAttrs>();
@@ -424,6 +421,9 @@ int KernelLowering::lower_uniform(const Node& n, const std::vector<int>& idx) {
   return nest_->value(cast);
 }
 
+// take, take_along_axis, gather: the index's element, as a Gathered index node (kernel_ir.h), is
+// the source's index along dim; the source is lowered there like any operand, through views and
+// math, its loads guarded by the range test, and an index out of range gives 0.
 int KernelLowering::lower_gather(const Node& n, const std::vector<int>& idx, int pred) {
   const Value* source = n.inputs[0];
   const int64_t dim = n.attr<AxisAttrs>().dim, size = source->shape.at(static_cast<size_t>(dim));

@@ -317,6 +317,15 @@ TEST(CodegenGpu, ElementwiseOpsAndCasts_MatchCpu) {
   }
 }
 
+// zeta at its domain's cases (double arithmetic and pow on the device) as on the CPU.
+TEST(CodegenGpu, ZetaInItsDomain_MatchesCpu) {
+  VF_TEST_REQUIRE_GPU_AND_NVRTC();
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(dtype_short_name(dtype));
+    expect_gpu_matches_cpu(test::zeta_fusion(dtype), test::zeta_domain_inputs(dtype));
+  }
+}
+
 // Kernel time of a few reference cases (run with --gtest_also_run_disabled_tests); prints only.
 // Host wall time of back-to-back launches on the default stream, after warm-up launches.
 double time_kernel_us(const Fusion& f, const std::vector<Layout>& in_layouts) {

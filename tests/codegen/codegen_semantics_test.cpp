@@ -22,11 +22,7 @@ using test::values;
 
 using test::backend;
 
-HostTensor from_values(DType dtype, const std::vector<double>& v) {
-  HostTensor t = HostTensor::empty(dtype, {static_cast<int64_t>(v.size())});
-  fill(t, [&](int64_t k) { return v[k]; });
-  return t;
-}
+using test::from_values;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -209,6 +205,16 @@ TEST(CodegenSemantics, SpecialFunctionsInTheirDomains_MatchReference) {
     f.add_output(f.add(OpKind::Digamma, {x}));
     f.add_output(f.add(OpKind::Lgamma, {x}));
     expect_matches_reference(backend(), f, {from_values(dtype, unit), from_values(dtype, reals)});
+  }
+}
+
+// Hurwitz zeta over its domain's cases: x at and near 1, large x, q small, negative (integer and
+// not), between the direct sum and the Euler-Maclaurin tail.
+TEST(CodegenSemantics, ZetaInItsDomain_MatchesReference) {
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(dtype_short_name(dtype));
+    const Fusion f = test::zeta_fusion(dtype);
+    expect_matches_reference(backend(), f, test::zeta_domain_inputs(dtype));
   }
 }
 

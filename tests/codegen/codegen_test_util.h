@@ -116,6 +116,27 @@ inline void fill(const HostTensor& t, const std::function<double(int64_t)>& fn) 
   for_each_index(t.shape(), [&](const int64_t* idx) { set_value(t, idx, fn(k++)); });
 }
 
+// A 1-D tensor of dtype holding v.
+inline HostTensor from_values(DType dtype, const std::vector<double>& v) {
+  HostTensor t = HostTensor::empty(dtype, {static_cast<int64_t>(v.size())});
+  fill(t, [&](int64_t k) { return v[k]; });
+  return t;
+}
+
+// zeta(x, q) of two 1-D tensors, and x and q at its domain's cases: x at and near 1, large x, q
+// small, negative (integer and not), between the direct sum and the Euler-Maclaurin tail.
+inline Fusion zeta_fusion(DType dtype) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", dtype, {14});
+  Value* q = f.add_tensor_input("q", dtype, {14});
+  f.add_output(f.add(OpKind::Zeta, {x, q}));
+  return f;
+}
+inline std::vector<HostTensor> zeta_domain_inputs(DType dtype) {
+  return {from_values(dtype, {1.0, 1.0001, 1.5, 2.0, 2.0, 3.0, 4.5, 10.0, 30.0, 2.0, 3.0, 2.5, 0.5, 7.0}),
+          from_values(dtype, {2.0, 1.0, 0.001, 1.0, -1.5, 0.5, 9.5, 3.0, 1.0, -3.0, -2.5, -1.5, 1.0, 100.0})};
+}
+
 // Values in row-major order, as doubles.
 inline std::vector<double> values(const HostTensor& t) {
   std::vector<double> out;
