@@ -63,10 +63,16 @@ def parse_args(argv=None):
     ap.add_argument("--regions-dir", default=os.path.join(ROOT, "tests/segment/model_regions"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/model_steps.md"))
     ap.add_argument("--commit", default="")
+    ap.add_argument("--dropout", type=float, default=0.0,
+                    help="dropout of the timed (full-size) models; the checks on small configs keep 0, "
+                         "since a random mask is not eager's")
     return ap.parse_args(argv)
 
 
 # ---- models ----
+
+DROPOUT = 0.0  # the full-size models' dropout (--dropout)
+
 
 def model_config(name: str, small: bool):
     """(constructor, batch, seq, vocab) of a model at full or small size."""
@@ -76,13 +82,15 @@ def model_config(name: str, small: bool):
         if small:
             cfg = nanogpt_model.GPTConfig(block_size=64, vocab_size=512, n_layer=2, n_head=4, n_embd=64, dropout=0.0)
             return (lambda: nanogpt_model.GPT(cfg)), 2, 64, 512
-        cfg = nanogpt_model.GPTConfig(block_size=1024, vocab_size=50304, n_layer=12, n_head=12, n_embd=768, dropout=0.0)
+        cfg = nanogpt_model.GPTConfig(block_size=1024, vocab_size=50304, n_layer=12, n_head=12, n_embd=768,
+                                      dropout=DROPOUT)
         return (lambda: nanogpt_model.GPT(cfg)), 8, 1024, 50304
     if name == "llama2":
         if small:
             args = llama2_model.ModelArgs(dim=64, n_layers=2, n_heads=4, vocab_size=512, max_seq_len=64, dropout=0.0)
             return (lambda: llama2_model.Transformer(args)), 2, 64, 512
-        args = llama2_model.ModelArgs(dim=2048, n_layers=8, n_heads=16, vocab_size=32000, max_seq_len=2048, dropout=0.0)
+        args = llama2_model.ModelArgs(dim=2048, n_layers=8, n_heads=16, vocab_size=32000, max_seq_len=2048,
+                                      dropout=DROPOUT)
         return (lambda: llama2_model.Transformer(args)), 4, 2048, 32000
     if name.startswith("litgpt:"):
         from thunder.tests import litgpt_model  # needs litgpt
@@ -391,6 +399,9 @@ def write_report(results: dict, out: str) -> None:
              f"system once, shuffled), median of {results['steps']} rounds after {results['warmup']} warm-up steps; peak "
              "memory: the most allocated during a step above what was allocated before it. Correctness: loss, logits "
              "and every gradient against eager on small f32 configs (rtol 2e-4, atol 2e-5).", ""]
+    if results.get("dropout"):
+        lines += [f"The timed models train with dropout {results['dropout']} (the checks on small configs with "
+                  "none: a random mask is not eager's).", ""]
     if results.get("note"):  # what a merge of runs says about them
         lines += [results["note"], ""]
     for m in results["models"]:
@@ -478,7 +489,9 @@ def plot(results: dict, path: str) -> None:
 
 
 def main(argv=None) -> int:
+    global DROPOUT
     args = parse_args(argv)
+    DROPOUT = args.dropout
     warnings.filterwarnings("ignore")
     import torch
     import thunder
@@ -489,7 +502,8 @@ def main(argv=None) -> int:
     results = {"date": datetime.date.today().isoformat(), "commit": commit_name(args.commit),
                "gpu": torch.cuda.get_device_name() if device.type == "cuda" else "none (CPU)",
                "torch": torch.__version__, "thunder": getattr(thunder, "__version__", "?"),
-               "ceiling_gbps": ceiling["gbps"] or 0.0, "steps": args.steps, "warmup": args.warmup, "models": []}
+               "ceiling_gbps": ceiling["gbps"] or 0.0, "steps": args.steps, "warmup": args.warmup, "models": [],
+               "dropout": args.dropout}
     systems = [s for s in args.systems.split(",") if s]
     for name in [m for m in args.models.split(",") if m]:
         print(f"== {name}", flush=True)
