@@ -128,8 +128,9 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
 
 // A row held in registers (per_thread > 0): the loads whose address moves with unit stride in
 // each group of vec (kernel_ir.h group_var_uses) move in packs, as do the full-shape stores that
-// do; the loads and math-function results that several of the row's loops (its phases', then the
-// stores') need stay in registers, so that the row is read once and softmax's exp computed once.
+// do; the loads, math-function results and random numbers (a Philox block each) that several of
+// the row's loops (its phases', then the stores') need stay in registers, so that the row is read
+// once, softmax's exp computed once and a dropout's mask drawn once.
 void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fields, ReductionSchedule& r) {
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
   r.packed.assign(nest.values.size(), 0);
@@ -156,8 +157,9 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
     int uses = 0;
     for (const auto& need : needs) uses += need[id];
     const ValueExpr& e = nest.values[id];
-    r.cached[id] = (e.op == ValueOp::Load || (e.op == ValueOp::Apply && calls_math_function(e.fn))) && uses >= 2 &&
-                   inner_value[id];
+    const bool costly = e.op == ValueOp::Load || e.op == ValueOp::Uniform ||
+                        (e.op == ValueOp::Apply && calls_math_function(e.fn));
+    r.cached[id] = costly && uses >= 2 && inner_value[id];
   }
 }
 
