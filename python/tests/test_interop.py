@@ -131,7 +131,8 @@ def test_explain_matches_the_cli_schema(example):
     desc = vf._viewfuse.describe_trace(example.read_text())
     dtypes = {"bool": torch.bool, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
               "float64": torch.float64, "int64": torch.int64, "int32": torch.int32}
-    inputs = [torch.zeros(shape, dtype=dtypes[dt]) if shape is not None else 1.0 for _, dt, shape in desc["inputs"]]
+    numbers = {"int": 1, "float": 1.0, "bool": True}
+    inputs = [torch.zeros(shape, dtype=dtypes[dt]) if shape is not None else numbers[dt] for _, dt, shape in desc["inputs"]]
     plan = fd.explain(inputs)
     assert set(plan) >= {"bookend", "kernels", "allocated_bytes", "peak_bytes", "outputs", "segments", "view_ops"}
     assert {"name", "shape", "strides", "dtype", "alias_of"} <= set(plan["outputs"][0])

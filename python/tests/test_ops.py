@@ -145,6 +145,50 @@ def test_binary_ops_match_torch(dtype, layout, device):
     check_each(run_many(ops, [a, b, a if dtype == torch.bool else a.abs()]), want, dtype)
 
 
+@pytest.mark.parametrize("dtype", INTS)
+def test_shifts_match_torch(dtype, device):
+    """bitwise_left_shift and bitwise_right_shift as torch's, amounts below 0 and of the width and
+    more among them (0 to the left, the sign to the right)."""
+    width = torch.iinfo(dtype).bits
+    a = make((6, 7), dtype, device, "transposed", -100, 100)
+    b = torch.arange(-3, width + 3, device=device).repeat(7)[:42].reshape(6, 7).to(dtype)
+    with vf.FusionDefinition() as fd:
+        x, y = fd.define_tensor([-1, -1], dtype=dtype), fd.define_tensor([-1, -1], dtype=dtype)
+        fd.add_output(fd.ops.bitwise_left_shift(x, y))
+        fd.add_output(fd.ops.bitwise_right_shift(x, y))
+    left, right = fd.execute([a, b])
+    check(left, torch.bitwise_left_shift(a, b), dtype)
+    check(right, torch.bitwise_right_shift(a, b), dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_nextafter_and_zeta_match_torch(dtype, device):
+    """nextafter (exact) and the Hurwitz zeta (q negative, integer and not, among the points)."""
+    a = make((4, 6), dtype, device, "transposed", -2, 2)
+    b = make((4, 6), dtype, device, "contiguous", -2, 2)
+    check(run1("nextafter", [a, b]), torch.nextafter(a, b), dtype)
+    x = make((4, 6), dtype, device, "contiguous", 1.05, 6)
+    q = make((4, 6), dtype, device, "offset", -2.5, 4)
+    q.view(-1)[::5] = -2.0
+    check(run1("zeta", [x, q]), torch.special.zeta(x, q), dtype)
+
+
+def test_uniform_philox_is_in_range_and_repeats(device):
+    """uniform_philox of run-time seed and offset: values in [minval, maxval), the same for the same
+    numbers, other values for another offset (the generator itself: test_thunder.py)."""
+    with vf.FusionDefinition() as fd:
+        seed, offset = fd.define_scalar(dtype=int), fd.define_scalar(dtype=int)
+        x = fd.define_tensor([-1, -1], dtype=torch.float32)
+        u = fd.ops.uniform_philox((64, 96), -1.0, 3.0, dtype=torch.float32, seed=seed, offset=offset)
+        fd.add_output(fd.ops.add(x, u))
+    zero = torch.zeros(64, 96, device=device)
+    a, = fd.execute([3, 7, zero])
+    again, = fd.execute([3, 7, zero])
+    other, = fd.execute([3, 8, zero])
+    assert a.min() >= -1 and a.max() < 3 and abs(a.mean().item() - 1) < 0.05
+    assert torch.equal(a, again) and not torch.equal(a, other)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
 def test_binary_with_number_matches_torch(dtype, device):
     a = make((5, 3), dtype, device, "transposed")
@@ -291,7 +335,8 @@ def test_every_prim_is_covered():
     covered = (set(UNARY_FLOAT) | set(UNARY_ANY) | set(SPECIAL) | {"bitwise_not"} | set(BINARY) | set(BINARY_FLOAT) | set(BITWISE)
                | {"where", "lerp", "convert_element_type", "prod", "var", "var_mean", "transpose", "reshape",
                   "slice_prim", "broadcast_in_dim", "squeeze", "flip", "cat", "pad", "full", "iota", "take",
-                  "take_along_axis", "gather"} | set(REDUCTIONS))
+                  "take_along_axis", "gather", "bitwise_left_shift", "bitwise_right_shift", "nextafter", "zeta",
+                  "uniform_philox"} | set(REDUCTIONS))
     prims = {name for name, _, _ in vf._viewfuse.op_table()}
     assert prims - covered == set()
 
