@@ -158,8 +158,10 @@ void check_dtype_class(const Checker& c, OpKind op, DType dtype) {
     c.check(is_floating(dtype), "expects a floating dtype, got ", dtype_short_name(dtype));
   if (rejects_bool(op))
     c.check(!is_bool(dtype), "expects a numeric dtype, got b8 (convert it first)");
-  if (is_bitwise(op))
-    c.check(!is_floating(dtype), "expects an integer or bool dtype, got ", dtype_short_name(dtype));
+  if (is_bitwise(op)) {
+    const bool shift = op == OpKind::BitwiseLeftShift || op == OpKind::BitwiseRightShift;
+    c.check(!is_floating(dtype), "expects an integer ", shift ? "" : "or bool ", "dtype, got ", dtype_short_name(dtype));
+  }
   // The next value after a in a half type is a step of that type, which float32 arithmetic
   // rounded to it would not give.
   if (op == OpKind::Nextafter)

@@ -48,6 +48,12 @@ std::vector<BadTrace> bad_traces() {
        with_x("  y = prims.uniform_philox((2,), 0.0, 1.0, device=devices.Device('cpu'), dtype=dtypes.int64, "
               "seed=1, offset=0)\n  return y\n"),
        3, 7, "dtype must be a floating type, got i64"},
+      {"NextafterHalf", "def f(x):\n  # x: \"cpu bf16[2, 3]\"\n  y = prims.nextafter(x, x)\n  return y\n", 3, 7,
+       "expects f32 or f64 (the next value of a 16-bit float is not supported), got bf16"},
+      {"ShiftOfFloats", with_x("  y = prims.bitwise_left_shift(x, x)\n  return y\n"), 3, 7,
+       "prims.bitwise_left_shift(x: f32[2, 3], x: f32[2, 3]): expects an integer dtype, got f32"},
+      {"ShiftOfBools", "def f(b):\n  # b: \"cpu b8[2]\"\n  y = prims.bitwise_right_shift(b, b)\n  return y\n", 3, 7,
+       "expects a numeric dtype, got b8 (convert it first)"},
       {"MissingAnnotation", "def f(x, w):\n  # x: \"cpu f32[2]\"\n  return x\n", 1, 10,
        "argument 'w' has no annotation"},
       {"AnnotationShapeMismatch", with_x("  y = prims.neg(x)  # y: \"cpu f32[2, 4]\"\n  return y\n"), 3, 27,
