@@ -189,16 +189,12 @@ int KernelLowering::input_index(const Value* v) const {
 }
 
 int KernelLowering::scalar(const Value* v, DType dtype) {
+  if (v->is_constant()) return constant(dtype, *v->constant);
   ValueExpr e;
+  e.op = ValueOp::Scalar;
   e.dtype = dtype;
-  if (v->is_constant()) {
-    e.op = ValueOp::Constant;
-    e.constant = *v->constant;
-  } else {
-    e.op = ValueOp::Scalar;
-    const AbiFieldKind k = v->scalar_kind == ScalarKind::Float ? AbiFieldKind::ScalarF64 : AbiFieldKind::ScalarI64;
-    e.param = ir_.field(k, input_index(v));
-  }
+  const AbiFieldKind k = v->scalar_kind == ScalarKind::Float ? AbiFieldKind::ScalarF64 : AbiFieldKind::ScalarI64;
+  e.param = ir_.field(k, input_index(v));
   return nest_->value(e);
 }
 
@@ -393,32 +389,11 @@ int KernelLowering::lower_uniform(const Node& n, const std::vector<int>& idx) {
   int v = nest_->value(u);
   auto rounded = [&](double x) { return u_dtype == DType::Float32 ? static_cast<double>(static_cast<float>(x)) : x; };
   if (a.minval != 0 || a.maxval != 1) {
-    auto constant = [&](double x) {
-      ValueExpr c;
-      c.op = ValueOp::Constant;
-      c.dtype = u_dtype;
-      c.constant = Scalar::from_float(x);
-      return nest_->value(c);
-    };
-    auto apply = [&](OpKind fn, int x, int y) {
-      ValueExpr e;
-      e.op = ValueOp::Apply;
-      e.fn = fn;
-      e.dtype = e.operand_dtype = u_dtype;
-      e.args = {x, y};
-      return nest_->value(e);
-    };
     const double lo = rounded(a.minval), range = rounded(rounded(a.maxval) - lo);
-    const int scaled = apply(OpKind::Mul, constant(range), v);
-    v = apply(OpKind::Add, constant(lo), scaled);
+    const int scaled = apply(OpKind::Mul, u_dtype, {constant(u_dtype, Scalar::from_float(range)), v});
+    v = apply(OpKind::Add, u_dtype, {constant(u_dtype, Scalar::from_float(lo)), scaled});
   }
-  if (a.dtype == u_dtype) return v;
-  ValueExpr cast;
-  cast.op = ValueOp::Cast;
-  cast.dtype = a.dtype;
-  cast.operand_dtype = u_dtype;
-  cast.args = {v};
-  return nest_->value(cast);
+  return cast(v, u_dtype, a.dtype);
 }
 
 // take, take_along_axis, gather: the index's element, as a Gathered index node (kernel_ir.h), is
@@ -447,6 +422,33 @@ int KernelLowering::lower_gather(const Node& n, const std::vector<int>& idx, int
 int KernelLowering::zero(DType dtype) {
   ValueExpr e;  // a Constant of the default Scalar, 0
   e.dtype = dtype;
+  return nest_->value(e);
+}
+
+int KernelLowering::constant(DType dtype, Scalar value) {
+  ValueExpr e;
+  e.op = ValueOp::Constant;
+  e.dtype = dtype;
+  e.constant = value;
+  return nest_->value(e);
+}
+
+int KernelLowering::cast(int v, DType from, DType to) {
+  if (from == to) return v;
+  ValueExpr e;
+  e.op = ValueOp::Cast;
+  e.dtype = to;
+  e.operand_dtype = from;
+  e.args = {v};
+  return nest_->value(e);
+}
+
+int KernelLowering::apply(OpKind fn, DType dtype, std::vector<int> args) {
+  ValueExpr e;
+  e.op = ValueOp::Apply;
+  e.fn = fn;
+  e.dtype = e.operand_dtype = dtype;
+  e.args = std::move(args);
   return nest_->value(e);
 }
 
@@ -530,21 +532,11 @@ int KernelLowering::lower_node(const Node& n, const Value* out, const std::vecto
     case OpKind::ConvertElementType: {
       const Value* in = n.inputs[0];
       const int arg = operand(in, idx, pred, dtype);
-      if (!in->is_tensor || in->dtype == dtype) return arg;
-      ValueExpr e;
-      e.op = ValueOp::Cast;
-      e.dtype = dtype;
-      e.operand_dtype = in->dtype;
-      e.args = {arg};
-      return nest_->value(e);
+      return in->is_tensor ? cast(arg, in->dtype, dtype) : arg;
     }
     case OpKind::Full: {
       const auto& a = n.attr<FullAttrs>();
-      ValueExpr e;
-      e.op = ValueOp::Constant;
-      e.dtype = a.dtype;
-      e.constant = a.value;
-      return nest_->value(e);
+      return constant(a.dtype, a.value);
     }
     case OpKind::Iota: {
       const auto& a = n.attr<IotaAttrs>();

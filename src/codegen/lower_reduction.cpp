@@ -299,24 +299,6 @@ int KernelLowering::lower_reduction(const Node& n, const Value* out, const std::
     in_idx.push_back(reduced ? nest_->var(row_rank + j++) : idx.at(k++));
   }
   const int x = visit(in, in_idx, pred);
-  auto cast = [&](int v, DType from, DType to) {
-    if (from == to) return v;
-    ValueExpr e;
-    e.op = ValueOp::Cast;
-    e.dtype = to;
-    e.operand_dtype = from;
-    e.args = {v};
-    return nest_->value(e);
-  };
-  auto apply = [&](OpKind fn, DType dtype, std::vector<int> args) {
-    ValueExpr e;
-    e.op = ValueOp::Apply;
-    e.fn = fn;
-    e.dtype = dtype;
-    e.operand_dtype = dtype;
-    e.args = std::move(args);
-    return nest_->value(e);
-  };
   if (n.op != OpKind::Var && n.op != OpKind::VarMean) {
     DType acc = out->dtype;
     if (is_half(in->dtype)) acc = DType::Float32;
@@ -337,14 +319,9 @@ int KernelLowering::lower_reduction(const Node& n, const Value* out, const std::
   const int mean = apply(OpKind::Div, acc, {reduce(OpKind::Sum, acc, xa, acc), count});
   const int dev = apply(OpKind::Sub, acc, {xa, mean});
   const int m2 = reduce(OpKind::Sum, acc, apply(OpKind::Mul, acc, {dev, dev}), acc);
-  ValueExpr correction;
-  correction.op = ValueOp::Constant;
-  correction.dtype = acc;
-  correction.constant = Scalar::from_float(n.attr<VarAttrs>().correction);
-  ValueExpr zero = correction;
-  zero.constant = Scalar::from_float(0.0);
-  const int divisor = apply(OpKind::Maximum, acc, {apply(OpKind::Sub, acc, {count, nest_->value(correction)}),
-                                                   nest_->value(zero)});
+  const int correction = constant(acc, Scalar::from_float(n.attr<VarAttrs>().correction));
+  const int divisor = apply(OpKind::Maximum, acc, {apply(OpKind::Sub, acc, {count, correction}),
+                                                   constant(acc, Scalar::from_float(0.0))});
   const int var = cast(apply(OpKind::Div, acc, {m2, divisor}), acc, n.outputs[0]->dtype);
   memo_.emplace(std::make_tuple(n.outputs[0], idx, pred), var);
   if (n.outputs.size() > 1) memo_.emplace(std::make_tuple(n.outputs[1], idx, pred), cast(mean, acc, n.outputs[1]->dtype));

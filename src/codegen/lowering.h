@@ -123,6 +123,9 @@ class KernelLowering {
   int lower_gather(const Node& n, const std::vector<int>& idx, int pred);
   int lower_uniform(const Node& n, const std::vector<int>& idx);
   int zero(DType dtype);  // the constant 0 of dtype
+  int constant(DType dtype, Scalar value);  // value converted to dtype
+  int cast(int v, DType from, DType to);    // v converted (v itself when from == to)
+  int apply(OpKind fn, DType dtype, std::vector<int> args);  // fn of operands of dtype, a dtype result
   // Records why one kernel cannot compute the segment (the first reason found is kept) and gives
   // a placeholder value; lowering stops there (visit lowers nothing more).
   int unsupported(std::string problem);
