@@ -16,10 +16,9 @@ namespace {
 
 // {"name", "category", num_outputs} for every op of ops.def.
 nb::list op_table() {
-  static const char* categories[] = {"view", "movement", "cast", "unary", "binary", "ternary", "reduction", "creation"};
   nb::list out;
 #define VF_OP(name, prim, category)                                                                  \
-  out.append(nb::make_tuple(prim, categories[static_cast<int>(vf::OpCategory::category)],            \
+  out.append(nb::make_tuple(prim, vf::op_category_name(vf::OpCategory::category),                    \
                             vf::op_num_outputs(vf::OpKind::name)));
 #include "ir/ops.def"
 #undef VF_OP

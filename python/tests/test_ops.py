@@ -311,6 +311,34 @@ def test_indexing_ops_match_torch(dtype, index_dtype, device):
         check(run1("gather", [x, along], -1), torch.gather(x, -1, along.long()), dtype)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64, torch.float64])
+def test_scatter_add_index_add_and_embedding_backward_match_torch(dtype, device):
+    """prims.scatter_add (sources of every layout, along both dims, an index smaller than the
+    source), index_add and embedding_backward (scatter_add of a spread index) by their torch
+    spellings, with repeated indices: float sums within rounding (CUDA adds in any order), bf16
+    summed in float32 and rounded once, integers exact."""
+    def rand(*shape):
+        return (torch.randn(*shape, device=device) * 4).to(dtype)
+
+    for layout in LAYOUTS:
+        a = make((5, 7), dtype, device, layout)
+        src = make((9, 7), dtype, device, layout)
+        rows = torch.randint(0, 5, (6, 7), device=device)
+        check(run1("scatter_add", [a, rows, src], 0), torch.scatter_add(a, 0, rows, src[:6]), dtype)
+        cols = torch.randint(0, 7, (5, 12), device=device)
+        wide = rand(5, 12)
+        check(run1("scatter_add", [a, cols, wide], 1), torch.scatter_add(a, 1, cols, wide), dtype)
+    a, v = rand(5, 7), rand(5, 40)
+    index = torch.randint(0, 7, (40,), device=device)
+    check(run1("index_add", [a, 1, index, v]), torch.index_add(a, 1, index, v), dtype)
+    if dtype.is_floating_point:
+        g = rand(3, 16, 8)
+        ids = torch.randint(0, 10, (3, 16), device=device)
+        for padding in (-1, 4):
+            want = torch.ops.aten.embedding_backward(g, ids, 10, padding, False, False)
+            check(run1("embedding_backward", [g, ids, 10, padding, False, False]), want, dtype)
+
+
 def test_index_out_of_range_is_an_error_on_cpu():
     x = torch.randn(4, 3)
     with pytest.raises(vf.UserError, match=r"prims.take .* index 4 is out of range"):
@@ -336,7 +364,7 @@ def test_every_prim_is_covered():
                | {"where", "lerp", "convert_element_type", "prod", "var", "var_mean", "transpose", "reshape",
                   "slice_prim", "broadcast_in_dim", "squeeze", "flip", "cat", "pad", "full", "iota", "take",
                   "take_along_axis", "gather", "bitwise_left_shift", "bitwise_right_shift", "nextafter", "zeta",
-                  "uniform_philox"} | set(REDUCTIONS))
+                  "uniform_philox", "scatter_add"} | set(REDUCTIONS))
     prims = {name for name, _, _ in vf._viewfuse.op_table()}
     assert prims - covered == set()
 

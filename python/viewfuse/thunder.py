@@ -56,10 +56,11 @@ _PRIM_OF_ID = {getattr(prims, name).id: name for name in _PRIMS}
 # stride_order gets its memory order and one made by clone its own storage (_OutputFixups).
 _IDENTITIES = {prims.shallow_copy.id, prims.stride_order.id, prims.clone.id}
 # Symbols without viewfuse prims that the trace reader writes as several prims (lower_call.cpp),
-# by the name it reads them under: Thunder's nll_loss_backward (torch-level) and its argmax and
-# argmin prims.
+# by the name it reads them under: Thunder's nll_loss_backward (torch-level), its argmax and argmin
+# prims, and its index_add and embedding_backward prims (scatter_add of a spread index).
 _COMPOSITES = {ltorch.nll_loss_backward.id: "ltorch.nll_loss_backward", prims.argmax.id: "prims.argmax",
-               prims.argmin.id: "prims.argmin"}
+               prims.argmin.id: "prims.argmin", prims.index_add.id: "prims.index_add",
+               prims.embedding_backward.id: "prims.embedding_backward"}
 
 
 def _dtype_ok(dtype) -> bool:
@@ -147,6 +148,14 @@ def _embedding_checker(a, weight, padding_idx=None, max_norm=None, norm_type=2.0
     """Claims F.embedding where Thunder writes it as prims.take (reshaped): without padding_idx and
     max_norm, which make it prims.embedding (max_norm renormalizes the weight in place)."""
     return padding_idx is None and max_norm is None and _checker(a, weight)
+
+
+def _embedding_backward_checker(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse) -> bool:
+    """Claims the gradient of an embedding's weight (a scatter_add of grad's rows at the indices'
+    rows), with an int padding_idx (-1: none); not scale_grad_by_freq or sparse, which stay with
+    torch."""
+    return (isinstance(num_weights, int) and isinstance(padding_idx, int) and scale_grad_by_freq is False
+            and sparse is False and _checker(grad, indices))
 
 
 def _nll_loss_backward_checker(g, a, target, weight, reduction, ignore_index, total_weight) -> bool:
@@ -382,6 +391,9 @@ class ViewfuseExecutor(FusionExecutor):
         for sym in (ltorch.take_along_dim, ltorch.index_select, ltorch.gather):
             self.register_supported(sym.id, _checker)
         self.register_supported(ltorch.nll_loss_backward.id, _nll_loss_backward_checker)
+        self.register_supported(prims.index_add.id, _checker)
+        for sym in (prims.embedding_backward, ltorch.embedding_backward):
+            self.register_supported(sym.id, _embedding_backward_checker)
         self.register_supported(prims.argmax.id, _arg_extreme_checker)
         self.register_supported(prims.argmin.id, _arg_extreme_checker)
         self.register_supported(prims.shallow_copy.id, _checker)

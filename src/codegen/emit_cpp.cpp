@@ -4,6 +4,7 @@
 // points in row-major order. An entry call covers [begin, end): a flat nest (every buffer
 // contiguous in the loop order) is one plain loop over element positions; any other nest unravels
 // its first point once and then walks the innermost dim in a plain loop, carrying into outer dims.
+// A scatter nest is one work item, whose call walks all of its points in order.
 #include "codegen/emit_source.h"
 
 namespace vf {
@@ -86,9 +87,14 @@ void emit_nest(const LoopNest& nest, int n, NestKind kind, std::string& out) {
     vars.push_back(p + "i" + std::to_string(d));
   }
   out += "    const vf_i64 numel = " + numel + ";\n";
-  out += "    const vf_i64 lo = begin - base > 0 ? begin - base : 0;\n";
-  out += "    const vf_i64 hi = end - base < numel ? end - base : numel;\n";
-  out += "    base += numel;\n";
+  if (nest.scatter) {  // one work item, which walks every point in order
+    out += "    const vf_i64 lo = 0, hi = begin <= base && base < end ? numel : 0;\n";
+    out += "    base += 1;\n";
+  } else {
+    out += "    const vf_i64 lo = begin - base > 0 ? begin - base : 0;\n";
+    out += "    const vf_i64 hi = end - base < numel ? end - base : numel;\n";
+    out += "    base += numel;\n";
+  }
   out += "    if (lo < hi) {\n";
   if (nest.flat) {
     out += "      for (vf_i64 flat = lo; flat < hi; ++flat) {\n";

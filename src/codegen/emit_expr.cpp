@@ -416,7 +416,11 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
   std::vector<int> stack;
   for (const StoreStmt& s : nest.stores) {
     if (flat.empty()) mark_index(mark_index, s.index);
+    mark_index(mark_index, s.pred);
     stack.push_back(s.value);
+    // A scatter's address and guard read the index's value (inline).
+    nest.gathered_values(s.index, stack);
+    nest.gathered_values(s.pred, stack);
   }
   while (!stack.empty()) {
     const int id = stack.back();
@@ -449,6 +453,12 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
     const StoreStmt& s = nest.stores[k];
     if (flat == kVectorLane) {
       out += indent + "s" + std::to_string(k) + ".e[lane] = " + store_value(nest, s) + ";\n";
+      continue;
+    }
+    if (s.accumulate) {
+      VF_INTERNAL_CHECK(flat.empty(), "a scatter's store in a flat or vector emission");
+      out += indent + (s.pred >= 0 ? "if (" + ix(s.pred) + ") " : "") + "vf_accumulate((" + memory_type(s.dtype) +
+             "*)" + field_name(s.param) + " + " + ix(s.index) + ", " + store_value(nest, s) + ");\n";
       continue;
     }
     out += indent + "((" + memory_type(s.dtype) + "*)" + field_name(s.param) + ")[" +

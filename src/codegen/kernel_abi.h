@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -106,6 +107,9 @@ struct KernelAbi {
   // Per gather of the kernel (take, take_along_axis, gather), in gather number order: what an
   // index out of range is reported as ("prims.take t3 (dim 0 of size 50304 of w f32[50304, 768])").
   std::vector<std::string> gathers;
+  // Outputs that scatter nests accumulate into, with their element sizes: each launch zeroes
+  // them (their layouts' element spans) before the kernel runs.
+  std::vector<std::pair<int32_t, int32_t>> zeroed_outputs;
   bool index32 = false;  // CUDA: index math in 32 bits (every extent and storage span < 2^31)
   int32_t block_size = 256;  // CUDA threads per block
   // CUDA: blocks per multiprocessor the kernel is compiled to keep resident (the minimum of its

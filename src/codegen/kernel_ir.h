@@ -114,6 +114,10 @@ struct StoreStmt {
   // (Sum, Prod, Amax or Amin) at each later row; dtype is the accumulator's.
   bool column = false;
   OpKind op = OpKind::Sum;
+  // A scatter nest's store: element += value (CUDA: an atomic add), where pred (an index node, -1:
+  // always) holds; index may name one element at many points.
+  bool accumulate = false;
+  int pred = -1;
 };
 
 // One reduction of a reduction nest: combines `value` (an expression over the row and reduced
@@ -130,6 +134,10 @@ struct LoopNest {
   std::vector<int> inner_extents;  // a reduction nest's reduced dims (params), after the row dims
   bool serial = false;             // a reduction nest whose last row dim one team walks in order
   std::vector<ReduceStmt> reductions;  // empty for a pointwise nest
+  // A scatter nest: a pointwise nest over a scatter's index whose stores accumulate into an output
+  // that the launch zeroes first (KernelAbi::zeroed_outputs). The CPU walks its points in order in
+  // one work item; CUDA threads take points in any order and add with atomics.
+  bool scatter = false;
   // Every load and store is unguarded and contiguous in the nest's row-major order, so element
   // k of the flattened space is at offset + k in every buffer: emitted without index math.
   bool flat = true;

@@ -42,6 +42,12 @@ LoweredKernel KernelLowering::run() {
   }
   find_views();
   for (const auto& node : fusion_.nodes()) {
+    if (op_category(node->op) == OpCategory::Scatter && node->output() == outputs.at(0)) {
+      lower_scatter_nest(*node);
+      return finish();
+    }
+  }
+  for (const auto& node : fusion_.nodes()) {
     if (op_category(node->op) == OpCategory::Reduction) {
       lower_reduction_nest(*node);
       return finish();
@@ -554,6 +560,8 @@ int KernelLowering::lower_node(const Node& n, const Value* out, const std::vecto
     case OpKind::Sum: case OpKind::Prod: case OpKind::Amax: case OpKind::Amin: case OpKind::Var:
     case OpKind::VarMean:
       return lower_reduction(n, out, idx, pred);
+    case OpKind::ScatterAdd:  // complete only after its own kernel: read from its buffer
+      return unsupported(detail::concat("prims.scatter_add ", out->name, " is read in the kernel that computes it"));
     default:
       break;
   }

@@ -129,6 +129,9 @@ class NestPrinter {
     if (nest_.is_reduction())
       out += " reduction: rows " + list(nest_.extents) + (nest_.serial ? " (the last serial)" : "") + ", reduced " +
              list(nest_.inner_extents) + ", " + std::to_string(nest_.phase_count()) + " phase(s)\n";
+    else if (nest_.scatter)
+      out += " scatter over the index " + list(nest_.extents) + ", adding into out" +
+             std::to_string(ir_.abi.fields.at(static_cast<size_t>(nest_.stores.at(0).param)).a) + " (zeroed first)\n";
     else
       out += " pointwise over out" + std::to_string(abi.output) + " " + list(nest_.extents) + (nest_.flat ? ", flat" : "") +
              "\n";
@@ -145,8 +148,10 @@ class NestPrinter {
              std::to_string(r.phase) + "\n";
     }
     for (const StoreStmt& s : nest_.stores)
-      out += "  store out" + std::to_string(ir_.abi.fields.at(static_cast<size_t>(s.param)).a) + " " +
-             std::string(dtype_short_name(s.dtype)) + " " + field_ref(s.param) + "[" + index(s.index) + "] = v" +
+      out += "  " + std::string(s.pred >= 0 ? "if " + index(s.pred) + ": " : "") + "store out" +
+             std::to_string(ir_.abi.fields.at(static_cast<size_t>(s.param)).a) + " " +
+             std::string(dtype_short_name(s.dtype)) + " " + field_ref(s.param) + "[" + index(s.index) +
+             (s.accumulate ? "] += v" : "] = v") +
              std::to_string(s.value) + (s.row ? " (row)" : "") +
              (s.column ? " (column " + std::string(op_name(s.op)) + " over the serial dim)" : "") + "\n";
   }

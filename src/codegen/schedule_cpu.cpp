@@ -9,6 +9,7 @@ KernelSchedule schedule_cpu(const KernelIR& ir) {
   s.abi = ir.abi;
   s.nests.resize(ir.nests.size());
   for (size_t n = 0; n < ir.nests.size(); ++n) {
+    if (ir.nests[n].scatter) s.abi.nests[n].rows = 1;  // one work item: its points in order
     if (!ir.nests[n].is_reduction()) continue;
     s.nests[n].kind = NestKind::Reduction;
     s.abi.nests[n].team = 1;

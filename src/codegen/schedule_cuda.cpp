@@ -468,7 +468,7 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir) {
   for (size_t n = 0; n < ir.nests.size(); ++n) {
     const LoopNest& nest = ir.nests[n];
     const int64_t rank = static_cast<int64_t>(nest.extents.size());
-    if (nest.is_reduction()) continue;
+    if (nest.is_reduction() || nest.scatter) continue;  // a scatter nest: a plain loop of atomic adds
     if (sides[n] > 0) {
       s.nests[n].kind = NestKind::Tiled;
       s.nests[n].tile.dim = transposed_dim(nest);

@@ -80,6 +80,10 @@ class Lowering {
   std::vector<Value*> argmax() { return arg_extreme(OpKind::Amax); }
   std::vector<Value*> argmin() { return arg_extreme(OpKind::Amin); }
   std::vector<Value*> arg_extreme(OpKind extreme);
+  std::vector<Value*> index_add();
+  std::vector<Value*> torch_scatter_add();
+  std::vector<Value*> torch_index_add();
+  std::vector<Value*> embedding_backward();
   std::vector<Value*> slice_prim_impl();
   std::vector<Value*> squeeze();
   std::vector<Value*> transpose();
@@ -194,6 +198,14 @@ class Lowering {
     return add_at_call(op, std::move(inputs), std::move(attrs), std::move(names)).at(0);
   }
 
+  // A 0-D or 1-D index spread over `shape` along dim (an index_add's index as a scatter_add's).
+  Value* spread_index(Value* index, const Shape& shape, int64_t dim) const {
+    if (shape.empty()) return index;
+    return emit_step(OpKind::BroadcastInDim, {index}, BroadcastAttrs{shape, index->rank() == 1 ? std::vector<int64_t>{dim}
+                                                                                             : std::vector<int64_t>{}},
+                     "index_of");
+  }
+
   std::vector<Value*> add_at_call(OpKind op, std::vector<Value*> inputs, OpAttrs attrs,
                                   std::vector<std::string> names) const {
     try {
@@ -240,6 +252,10 @@ std::vector<Value*> Lowering::prim(OpKind op) {
     case OpCategory::Cast: {
       auto a = bind({"a", "dtype"}, 2);
       return emit(op, {operand(*a[0])}, CastAttrs{dtype(*a[1])});
+    }
+    case OpCategory::Scatter: {
+      auto a = bind({"a", "index", "value", "dim"}, 4);
+      return emit(op, {tensor(*a[0]), tensor(*a[1]), tensor(*a[2])}, AxisAttrs{integer(*a[3], "dim")});
     }
     case OpCategory::Reduction: {
       if (op == OpKind::Var || op == OpKind::VarMean) {
@@ -492,6 +508,85 @@ std::vector<Value*> Lowering::nll_loss_backward() {
   return emit(OpKind::ConvertElementType, {picked}, CastAttrs{g->dtype});
 }
 
+// index_add(a, index, value, dim) with a 1-D (or 0-D) index: prims.scatter_add with the index
+// broadcast along value's other dims.
+// prims.index_add(a, index, value, dim): value's slice k is added to a's slice index[k] along dim.
+std::vector<Value*> Lowering::index_add() {
+  auto a = bind({"a", "index", "value", "dim"}, 4);
+  Value* base = tensor(*a[0]);
+  Value* index = tensor(*a[1]);
+  Value* value = tensor(*a[2]);
+  const int64_t dim = wrap_dim(integer(*a[3], "dim"), base->rank(), *a[3]);
+  if (index->rank() > 1) fail(*a[1], "expected a 0-D or 1-D index, got ", index->type_string());
+  if (value->rank() != base->rank()) fail(*a[2], "expected value of a's rank ", base->rank(), ", got ", value->type_string());
+  if (base->rank() > 0 && value->shape[dim] != index->numel())
+    fail(*a[2], "expected value's dim ", dim, " to have the index's ", index->numel(), " elements, got ",
+         value->type_string());
+  return emit(OpKind::ScatterAdd, {base, spread_index(index, value->shape, dim), value}, AxisAttrs{dim});
+}
+
+// torch.scatter_add(a, dim, index, src): prims.scatter_add.
+std::vector<Value*> Lowering::torch_scatter_add() {
+  auto a = bind({"a", "dim", "index", "src"}, 4);
+  return emit(OpKind::ScatterAdd, {tensor(*a[0]), tensor(*a[2]), tensor(*a[3])}, AxisAttrs{integer(*a[1], "dim")});
+}
+
+// torch.index_add(a, dim, index, source): as prims.index_add.
+std::vector<Value*> Lowering::torch_index_add() {
+  auto a = bind({"a", "dim", "index", "source", "alpha"}, 4);
+  if (a[4]) {
+    std::optional<Scalar> alpha = literal_number(scope_, *a[4]);
+    if (!alpha || alpha->as_double() != 1) fail(*a[4], "alpha other than 1 is not supported");
+  }
+  Value* base = tensor(*a[0]);
+  Value* index = tensor(*a[2]);
+  Value* value = tensor(*a[3]);
+  const int64_t dim = wrap_dim(integer(*a[1], "dim"), base->rank(), *a[1]);
+  if (index->rank() > 1) fail(*a[2], "expected a 0-D or 1-D index, got ", index->type_string());
+  if (value->rank() != base->rank()) fail(*a[3], "expected source of a's rank ", base->rank(), ", got ", value->type_string());
+  if (base->rank() > 0 && value->shape[dim] != index->numel())
+    fail(*a[3], "expected source's dim ", dim, " to have the index's ", index->numel(), " elements, got ",
+         value->type_string());
+  return emit(OpKind::ScatterAdd, {base, spread_index(index, value->shape, dim), value}, AxisAttrs{dim});
+}
+
+// Thunder's embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq,
+// sparse), the gradient of an embedding's weight: zeros of [num_weights, D] with each row of grad
+// (flattened to [indices.numel(), D]) added at the row its index names, except where the index is
+// padding_idx (-1: none). scale_grad_by_freq and sparse are not supported.
+std::vector<Value*> Lowering::embedding_backward() {
+  auto a = bind({"grad", "indices", "num_weights", "padding_idx", "scale_grad_by_freq", "sparse"}, 6);
+  Value* grad = tensor(*a[0]);
+  Value* indices = tensor(*a[1]);
+  const int64_t rows = integer(*a[2], "num_weights");
+  const int64_t padding = integer(*a[3], "padding_idx");
+  for (size_t k : {size_t{4}, size_t{5}}) {
+    std::optional<Scalar> flag = literal_number(scope_, *a[k]);
+    if (!flag || flag->kind != ScalarKind::Bool) fail(*a[k], "expected True or False");
+    if (flag->i) fail(*a[k], k == 4 ? "scale_grad_by_freq=True" : "sparse=True", " is not supported");
+  }
+  if (grad->rank() < 1) fail(*a[0], "expected grad of rank 1 or more, got ", grad->type_string());
+  if (!is_integral(indices->dtype)) fail(*a[1], "expected integer indices, got ", indices->type_string());
+  if (rows < 0 || rows > kMaxNumel) fail(*a[2], "expected num_weights in [0, 2^48], got ", rows);
+  const Shape index_shape(grad->shape.begin(), grad->shape.end() - 1);
+  if (indices->shape != index_shape)
+    fail(*a[1], "expected indices of shape ", shape_to_string(index_shape), " (grad ", grad->type_string(),
+         " without its last dim), got ", indices->type_string());
+  const int64_t count = indices->numel(), width = grad->shape.back();
+  Value* flat = indices->rank() == 1 ? indices
+                                     : emit_step(OpKind::Reshape, {indices}, ReshapeAttrs{Shape{count}}, "flat_indices");
+  Value* rows_of = grad->rank() == 2 ? grad
+                                     : emit_step(OpKind::Reshape, {grad}, ReshapeAttrs{Shape{count, width}}, "flat_grad");
+  if (padding >= 0 && padding < rows) {  // the padding row gets nothing
+    Value* kept = emit_step(OpKind::Ne, {flat, scope_.fusion.add_constant(Scalar::from_int(padding))}, NoAttrs{}, "kept");
+    Value* kept_of = emit_step(OpKind::BroadcastInDim, {kept}, BroadcastAttrs{Shape{count, width}, {0}}, "kept_rows");
+    rows_of = emit_step(OpKind::Where, {kept_of, rows_of, scope_.fusion.add_constant(Scalar::from_float(0.0))},
+                        NoAttrs{}, "kept_grad");
+  }
+  Value* zeros = emit_step(OpKind::Full, {}, FullAttrs{Shape{rows, width}, Scalar::from_int(0), grad->dtype}, "zeros");
+  return emit(OpKind::ScatterAdd, {zeros, spread_index(flat, Shape{count, width}, 0), rows_of}, AxisAttrs{0});
+}
+
 // prims.argmax(a, dim) and prims.argmin(a, dim): the int64 index along dim (along every dim,
 // row-major, when dim is None) of the first largest (smallest) element, where a NaN counts as
 // larger (smaller) than every number, as in torch. Written as two reductions over the same dims,
@@ -607,12 +702,16 @@ constexpr TorchSpellingEntry kTorchSpellings[] = {
     {"flatten", &Lowering::flatten},     {"slice_prim_impl", &Lowering::slice_prim_impl},
     {"index_select", &Lowering::index_select}, {"take_along_dim", &Lowering::take_along_dim},
     {"gather", &Lowering::gather},     {"nll_loss_backward", &Lowering::nll_loss_backward},
+    {"scatter_add", &Lowering::torch_scatter_add}, {"index_add", &Lowering::torch_index_add},
+    {"embedding_backward", &Lowering::embedding_backward},
 };
 
 // Prims of Thunder's that ops.def does not have, which the reader writes as other prims.
 constexpr TorchSpellingEntry kCompositePrims[] = {
     {"argmax", &Lowering::argmax},
     {"argmin", &Lowering::argmin},
+    {"index_add", &Lowering::index_add},
+    {"embedding_backward", &Lowering::embedding_backward},
 };
 
 std::vector<Value*> Lowering::torch(const std::string& fn) {

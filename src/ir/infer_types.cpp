@@ -348,6 +348,32 @@ std::vector<ValueType> infer_movement(const Checker& c, OpKind op, const std::ve
   }
 }
 
+// scatter_add(a, index, src, dim): index and src of a's rank, index within src everywhere and
+// within a outside dim, src of a's dtype.
+std::vector<ValueType> infer_scatter(const Checker& c, OpAttrs& attrs) {
+  c.arity(3);
+  const Value& a = c.tensor(0);
+  const Value& index = c.tensor(1);
+  const Value& src = c.tensor(2);
+  c.check(is_integral(index.dtype), "the index must have an integer dtype, got ", dtype_short_name(index.dtype));
+  c.check(!is_bool(a.dtype), "a must have a numeric dtype, got b8");
+  c.check(src.dtype == a.dtype, "src must have a's dtype ", dtype_short_name(a.dtype), ", got ",
+          dtype_short_name(src.dtype));
+  auto& dim = std::get<AxisAttrs>(attrs).dim;
+  dim = c.dim(dim, a.rank());
+  c.check(index.rank() == a.rank() && src.rank() == a.rank(), "index and src must have the rank of a (", a.rank(),
+          "), got ", index.type_string(), " and ", src.type_string());
+  for (int64_t d = 0; d < a.rank(); ++d) {
+    c.check(index.shape[d] <= src.shape[d], "the index's shape ", shape_to_string(index.shape), " exceeds src's ",
+            shape_to_string(src.shape), " in dim ", d);
+    c.check(d == dim || index.shape[d] <= a.shape[d], "the index's shape ", shape_to_string(index.shape),
+            " exceeds a's ", shape_to_string(a.shape), " in dim ", d, " (only dim ", dim, " may)");
+  }
+  c.check(a.shape[dim] > 0 || index.numel() == 0, "a non-empty index into dim ", dim, " of size 0 of ",
+          a.type_string());
+  return {tensor_type(a.dtype, a.shape)};
+}
+
 std::vector<ValueType> infer_reduction(const Checker& c, OpKind op, OpAttrs& attrs) {
   c.arity(1);
   const Value& in = c.tensor(0);
@@ -379,6 +405,7 @@ bool attrs_match(OpKind op, const OpAttrs& attrs) {
     case OpKind::Var: case OpKind::VarMean: return std::holds_alternative<VarAttrs>(attrs);
     case OpKind::Pad: return std::holds_alternative<PadAttrs>(attrs);
     case OpKind::Cat: case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather:
+    case OpKind::ScatterAdd:
       return std::holds_alternative<AxisAttrs>(attrs);
     case OpKind::ConvertElementType: return std::holds_alternative<CastAttrs>(attrs);
     case OpKind::Full: return std::holds_alternative<FullAttrs>(attrs);
@@ -443,6 +470,8 @@ std::vector<ValueType> infer_types(OpKind op, const std::vector<Value*>& inputs,
     }
     case OpCategory::Reduction:
       return infer_reduction(c, op, attrs);
+    case OpCategory::Scatter:
+      return infer_scatter(c, attrs);
     case OpCategory::Creation: {
       if (op == OpKind::UniformPhilox) {
         const auto& a = std::get<UniformAttrs>(attrs);

@@ -37,6 +37,16 @@
 //   other dims equal to a's, gather at most a's. Indices are integers in [0, a.shape[dim]); one
 //   out of that range is a user error (kernels on the CPU report it; CUDA kernels give 0 for
 //   that element and never read outside a).
+// - scatter_add(a, index, src, dim): index and src have a's rank and dtype class (src a's dtype),
+//   index's shape is at most src's in every dim and at most a's outside dim. For each position p of
+//   index, src[p] is added to out[p with p[dim] = index[p]]. What lands on one element is summed
+//   from 0 in the compute type (float32 for the half types; integers wrap), in row-major order of
+//   p, then added to a's element and rounded to the dtype once. Indices outside [0, a.shape[dim])
+//   are a user error (the reference and CPU kernels report it; CUDA kernels skip that element).
+//   CPU kernels add in that order; CUDA kernels add with atomics in an unspecified order, so a
+//   float sum may differ from the reference's in its last bits. bool is not accepted. Thunder's
+//   index_add(a, index, value, dim) (index 1-D) is scatter_add with index broadcast along the
+//   other dims of value.
 // - uniform_philox(shape, minval, maxval, dtype, seed, offset) is counter-based: the element at
 //   row-major position i is minval + (maxval - minval) * u, computed in float32 (float64 for a
 //   float64 result) and rounded to dtype, where u in [0, 1) comes from Philox4x32-10 with key
@@ -73,10 +83,11 @@ enum class OpKind : uint8_t {
 #undef VF_OP
 };
 
-enum class OpCategory : uint8_t { View, Movement, Cast, Unary, Binary, Ternary, Reduction, Creation };
+enum class OpCategory : uint8_t { View, Movement, Cast, Unary, Binary, Ternary, Reduction, Creation, Scatter };
 
 std::string_view op_name(OpKind op);  // the prim's name, "transpose"
 OpCategory op_category(OpKind op);
+const char* op_category_name(OpCategory c);  // "view", "movement", ..., "scatter"
 std::optional<OpKind> op_from_name(std::string_view prim_name);
 int op_num_outputs(OpKind op);  // 2 for var_mean, 1 otherwise
 inline bool is_view_op(OpKind op) { return op_category(op) == OpCategory::View; }

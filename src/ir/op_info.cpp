@@ -18,6 +18,20 @@ constexpr std::array kOps = {
 
 std::string_view op_name(OpKind op) { return kOps[static_cast<size_t>(op)].name; }
 OpCategory op_category(OpKind op) { return kOps[static_cast<size_t>(op)].category; }
+const char* op_category_name(OpCategory c) {
+  switch (c) {
+    case OpCategory::View: return "view";
+    case OpCategory::Movement: return "movement";
+    case OpCategory::Cast: return "cast";
+    case OpCategory::Unary: return "unary";
+    case OpCategory::Binary: return "binary";
+    case OpCategory::Ternary: return "ternary";
+    case OpCategory::Reduction: return "reduction";
+    case OpCategory::Creation: return "creation";
+    case OpCategory::Scatter: return "scatter";
+  }
+  return "?";
+}
 int op_num_outputs(OpKind op) { return op == OpKind::VarMean ? 2 : 1; }
 
 std::optional<OpKind> op_from_name(std::string_view prim_name) {

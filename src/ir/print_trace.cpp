@@ -75,6 +75,10 @@ std::string call_args(const Node& node) {
     case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather:
       out << first_input() << ", " << operand(node.inputs.at(1)) << ", " << node.attr<AxisAttrs>().dim;
       break;
+    case OpKind::ScatterAdd:
+      out << first_input() << ", " << operand(node.inputs.at(1)) << ", " << operand(node.inputs.at(2)) << ", "
+          << node.attr<AxisAttrs>().dim;
+      break;
     case OpKind::ConvertElementType:
       out << first_input() << ", " << dtype_ref(node.attr<CastAttrs>().dtype);
       break;

@@ -350,7 +350,7 @@ HostTensor run_elementwise(const Node& node, const std::vector<HostArg>& inputs)
       return out;
     }
     case OpCategory::View: case OpCategory::Movement: case OpCategory::Reduction:
-    case OpCategory::Creation:
+    case OpCategory::Creation: case OpCategory::Scatter:
       break;
   }
   VF_INTERNAL_ERROR("prims.", op_name(op), " is not an elementwise op");

@@ -40,12 +40,14 @@ Scalar random_scalar(ScalarKind kind, std::mt19937_64& engine) {
   return Scalar::from_int(0);
 }
 
-// The inputs that takes and gathers read as indices, through view ops and casts, and the smallest
-// size of the dims they index.
+// The inputs that takes, gathers and scatters read as indices, through view ops and casts, and the
+// smallest size of the dims they index.
 std::unordered_map<const Value*, int64_t> index_bounds(const Fusion& fusion) {
   std::unordered_map<const Value*, int64_t> bounds;
   for (const auto& n : fusion.nodes()) {
-    if (n->op != OpKind::Take && n->op != OpKind::TakeAlongAxis && n->op != OpKind::Gather) continue;
+    if (n->op != OpKind::Take && n->op != OpKind::TakeAlongAxis && n->op != OpKind::Gather &&
+        n->op != OpKind::ScatterAdd)
+      continue;
     const Value* v = n->inputs[1];
     while (v->producer && (is_view_op(v->producer->op) || v->producer->op == OpKind::ConvertElementType))
       v = v->producer->inputs[0];

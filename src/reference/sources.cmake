@@ -4,6 +4,7 @@ list(APPEND VF_SOURCES
   reference/movement.cpp
   reference/reduction.cpp
   reference/creation.cpp
+  reference/scatter.cpp
   reference/erfinv.cpp
   reference/gamma.cpp
   reference/compare.cpp

@@ -140,6 +140,12 @@ class CpuPreparedKernel : public PreparedKernel {
     thread_local LaunchBlock block;
     pack_launch(kernel_, args, 0, block);
     const int64_t extent = block.cpu_extent;
+    // A scatter's output starts at zero (kernel_ir.h LoopNest::scatter).
+    for (const auto& [o, element] : kernel_.abi.zeroed_outputs) {
+      const KernelBuffer& out = args.outputs[static_cast<size_t>(o)];
+      const int64_t bytes = out.layout->storage_extent() * element;
+      if (bytes > 0) std::memset(out.data, 0, static_cast<size_t>(bytes));
+    }
     if (extent <= 0) return;
     const CpuModule* module = specializer_.pick(kernel_, block);
     if (!module) module = module_.get();

@@ -59,6 +59,7 @@ CudaDriverLoad load_cuda_driver(const char* library) {
   resolve(handle, "cuMemcpyHtoDAsync_v2", api.cuMemcpyHtoDAsync, missing);
   resolve(handle, "cuMemcpyDtoHAsync_v2", api.cuMemcpyDtoHAsync, missing);
   resolve(handle, "cuMemsetD8_v2", api.cuMemsetD8, missing);
+  resolve(handle, "cuMemsetD8Async", api.cuMemsetD8Async, missing);
   resolve(handle, "cuMemcpyDtoD_v2", api.cuMemcpyDtoD, missing);
   resolve(handle, "cuEventCreate", api.cuEventCreate, missing);
   resolve(handle, "cuEventRecord", api.cuEventRecord, missing);

@@ -8,6 +8,7 @@
 
 #include "codegen/pack_launch.h"
 #include "runtime/cuda_device.h"
+#include "runtime/cuda_memory.h"
 #include "runtime/nvrtc_compiler.h"
 
 namespace vf {
@@ -32,6 +33,11 @@ class CudaPreparedKernel : public PreparedKernel {
     // One block per thread, reused across launches and kernels: no allocation once warm.
     thread_local LaunchBlock block;
     pack_launch(generated_, args, sm_count_, block);
+    // A scatter's output starts at zero (kernel_ir.h LoopNest::scatter).
+    for (const auto& [o, element] : generated_.abi.zeroed_outputs) {
+      const KernelBuffer& out = args.outputs[static_cast<size_t>(o)];
+      cuda_memset(out.data, 0, out.layout->storage_extent() * element, args.stream);
+    }
     const CudaKernel* kernel = specializer_.pick(generated_, block);
     if (!kernel) kernel = kernel_.get();
     kernel->launch(block.args.data(), block.grid, block.block, block.shared_bytes, args.stream);

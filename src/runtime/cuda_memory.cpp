@@ -78,10 +78,15 @@ void cuda_copy_to_host(void* host_dst, const void* device_src, int64_t bytes, vo
     cuda_check(api.cuMemcpyDtoH(host_dst, device_pointer(device_src), bytes), "cuMemcpyDtoH");
 }
 
-void cuda_memset(void* device_dst, unsigned char value, int64_t bytes) {
+void cuda_memset(void* device_dst, unsigned char value, int64_t bytes, void* stream) {
   check_size("cuda_memset", bytes);
   if (bytes == 0) return;
-  cuda_check(current_api().cuMemsetD8(device_pointer(device_dst), value, bytes), "cuMemsetD8");
+  const CudaDriverApi& api = current_api();
+  if (stream)
+    cuda_check(api.cuMemsetD8Async(device_pointer(device_dst), value, bytes, static_cast<CUstream>(stream)),
+               "cuMemsetD8Async");
+  else
+    cuda_check(api.cuMemsetD8(device_pointer(device_dst), value, bytes), "cuMemsetD8");
 }
 
 void cuda_stream_synchronize(void* stream) {

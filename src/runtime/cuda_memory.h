@@ -16,8 +16,9 @@ void cuda_free(void* pointer, int64_t bytes);
 // that stream (host memory must then stay alive until the stream reaches it).
 void cuda_copy_to_device(void* device_dst, const void* host_src, int64_t bytes, void* stream = nullptr);
 void cuda_copy_to_host(void* host_dst, const void* device_src, int64_t bytes, void* stream = nullptr);
-// Sets `bytes` bytes at device_dst to `value` (synchronous with respect to the host).
-void cuda_memset(void* device_dst, unsigned char value, int64_t bytes);
+// Sets `bytes` bytes at device_dst to `value`: on the legacy default stream when `stream` is null,
+// else queued on that stream.
+void cuda_memset(void* device_dst, unsigned char value, int64_t bytes, void* stream = nullptr);
 // Waits for a stream (null: the legacy default stream).
 void cuda_stream_synchronize(void* stream);
 

@@ -1,7 +1,9 @@
 // The planning pipeline, in order:
 //
 //  0. Rewrites of the fusion, and the rest of the pipeline plans the rewritten one. First, because
-//     they change the ops there are. In order: casts to a float dtype and back read the value
+//     they change the ops there are. In order: each scatter_add onto zeros, in a dtype with atomic
+//     adds (passes/zero_based_scatters.h), first because the casts it adds are the next pass's to
+//     elide; casts to a float dtype and back read the value
 //     before them (passes/elide_round_trip_casts.h; those that round only with
 //     PlanOptions::elide_round_trips), first because they only remove nodes and let the kernels
 //     see the float32 math the program meant; reductions that reduce nothing fold into views or
@@ -13,6 +15,8 @@
 //  1. Bookend split (only with PlanOptions::bookend): leading and trailing view ops are set apart.
 //     It runs first among the rest because it decides which ops the fused part holds at all.
 //  2. Leading eager ops: each becomes a view or a copy of its input, as eager PyTorch would do.
+//  2b. Scatters: a kernel each, whose result is complete only when it ends (so no consumer shares
+//     it); before the alias analysis, which then sees their buffers as placed storage.
 //  3. Alias analysis over the whole fusion, seeded with every value whose storage is now known.
 //     Outputs of the fused part that are views of known storage become alias segments.
 //  4. Output layouts: the values the kernel must produce are grouped into buffers, so that values
@@ -42,6 +46,7 @@
 #include "passes/fold_trivial_reductions.h"
 #include "passes/split_column_reductions.h"
 #include "passes/split_reductions.h"
+#include "passes/zero_based_scatters.h"
 #include "segment/extract_segment.h"
 #include "segment/memory_plan.h"
 #include "segment/output_layouts.h"
@@ -141,6 +146,8 @@ class Planner {
     for (const auto& n : fusion_.nodes())
       if (split.trailing[n->id]) need(n->inputs[0]);
 
+    plan_scatters(needed, group_has);
+
     // Step 3: alias analysis seeded with every placed value.
     std::vector<std::optional<AliasInfo>> known(fusion_.values().size());
     for (const auto& v : fusion_.values())
@@ -198,6 +205,37 @@ class Planner {
       plan_.buffers.push_back({v, 0, static_cast<int>(plan_.segments.size()), 0});
     }
     flush_alias_segment();
+  }
+
+  // Step 2b: a kernel per scatter that `needed` depends on, in program order, whose result is a
+  // buffer of its own: it is complete only when its kernel ends. The values its index and source
+  // need are computed in that kernel (they fuse), or, when one kernel cannot (a reduction among
+  // them), written first by kernels of their own.
+  template <class InGroup>
+  void plan_scatters(const std::vector<const Value*>& needed, const InGroup& group_has) {
+    for (const Node* n : nodes_for(needed, group_has)) {
+      if (op_category(n->op) != OpCategory::Scatter) continue;
+      const Value* out = n->output();
+      const std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, Layout::contiguous(out->shape)}}};
+      Candidate c = make_kernel(nodes_for({out}, group_has), {out}, placed);
+      if (!c.problem.empty()) {
+        std::vector<const Value*> operands;
+        std::vector<std::pair<const Value*, Placement>> operand_placements;
+        for (const Value* v : {n->inputs[1], n->inputs[2]}) {
+          if (!group_has(v->producer) || placement(v)) continue;
+          operands.push_back(v);
+          operand_placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
+        }
+        add_kernels(nodes_for(operands, group_has), operands, operand_placements, group_has);
+        const std::string why = c.problem;
+        c = make_kernel(nodes_for({out}, group_has), {out}, placed);
+        VF_INTERNAL_CHECK(c.problem.empty(), "the kernel of prims.scatter_add ", out->name, " cannot be generated: ", c.problem);
+        c.segment.note = "its index and source are written first, because " + why;
+      }
+      const std::string adds = "scatter: adds into " + out->name + ", zeroed at launch (CUDA: atomic adds, in any order)";
+      c.segment.note = c.segment.note.empty() ? adds : adds + "; " + c.segment.note;
+      commit_kernel(std::move(c.segment), placed);
+    }
   }
 
   // The nodes of the fused part that `roots` need and that are not placed yet, in program order.
@@ -409,11 +447,16 @@ class Planner {
       const int kernel = seg == kernel_of_.end() ? -1 : seg->second;
       if (!is_view_op(n->op) || !in_group[n->id]) continue;
       const Value* out = n->output();
-      const bool in_kernel = std::find(kernel_nodes.begin(), kernel_nodes.end(), n.get()) != kernel_nodes.end();
+      // In a kernel of step 5, or of a scatter (step 2b).
+      const bool in_kernel = kernel >= 0;
+      const std::vector<const Node*>& kernel_of_n =
+          std::find(kernel_nodes.begin(), kernel_nodes.end(), n.get()) != kernel_nodes.end() || !in_kernel
+              ? kernel_nodes
+              : plan_.segments[static_cast<size_t>(kernel)].nodes;
       if (alias_nodes.count(n.get()) || (!in_kernel && placement(out))) {
         decide(n.get(), ViewDecision::Alias, "the view algebra gives its layout in the storage of " +
                                                  placement(out)->storage->name);
-      } else if (in_kernel && placement(out) && placement(out)->storage == out && only_views_above(n.get(), kernel_nodes)) {
+      } else if (in_kernel && placement(out) && placement(out)->storage == out && only_views_above(n.get(), kernel_of_n)) {
         decide(n.get(), ViewDecision::Copy, aliases.copy_reason[out->id] + "; segment #" + std::to_string(kernel) +
                                                 " writes it");
       } else if (in_kernel) {
@@ -535,6 +578,7 @@ Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts,
     rewritten = std::move(r.fusion);
     notes.insert(notes.end(), r.notes.begin(), r.notes.end());
   };
+  apply(zero_based_scatters);
   apply([&](const Fusion& f) { return elide_round_trip_casts(f, options.elide_round_trips); });
   apply(fold_trivial_reductions);
   if (options.split_reductions && options.reductions_in_kernels) {

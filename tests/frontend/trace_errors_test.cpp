@@ -21,13 +21,30 @@ struct BadTrace {
 // Two-line header: `def f(x):` and x's annotation; the statement under test is on line 3.
 std::string with_x(const std::string& body) { return "def f(x):\n  # x: \"cpu f32[2, 3]\"\n" + body; }
 
+// Three-line header: x and an int64 index i [2, 4]; the statement under test is on line 4.
+std::string with_i(const std::string& body) {
+  return "def f(x, i):\n  # x: \"cpu f32[2, 3]\"\n  # i: \"cpu i64[2, 4]\"\n" + body;
+}
+
 std::vector<BadTrace> bad_traces() {
   std::string deep = "  y = prims.neg(" + std::string(200, '(') + "x" + std::string(200, ')') + ")\n";
   return {
       {"UnknownPrim", with_x("  y = prims.matmul(x, x)\n  return y\n"), 3, 7, "unsupported op 'prims.matmul'"},
       {"UnknownTorchOp", with_x("  y = torch.nn.functional.linear(x, x)\n  return y\n"), 3, 7,
        "unsupported op 'torch.nn.functional.linear'"},
-      {"PrimsIndexAdd", with_x("  y = prims.index_add(x, x, x, 0)\n  return y\n"), 3, 7, "unsupported op 'prims.index_add'"},
+      {"PrimsIndexPut", with_x("  y = prims.index_put(x, x, x, 0)\n  return y\n"), 3, 7, "unsupported op 'prims.index_put'"},
+      {"IndexAdd2dIndex", with_x("  y = prims.index_add(x, x, x, 0)\n  return y\n"), 3, 26,
+       "prims.index_add: expected a 0-D or 1-D index, got f32[2, 3]"},
+      {"ScatterAddFloatIndex", with_x("  y = prims.scatter_add(x, x, x, 0)\n  return y\n"), 3, 7,
+       "the index must have an integer dtype, got f32"},
+      {"ScatterAddIndexWiderThanSource", with_i("  y = prims.scatter_add(x, i, x, 1)\n  return y\n"), 4, 7,
+       "the index's shape [2, 4] exceeds src's [2, 3] in dim 1"},
+      {"EmbeddingBackwardScaleByFreq",
+       with_i("  y = ltorch.embedding_backward(x, i, 10, -1, True, False)\n  return y\n"), 4, 47,
+       "scale_grad_by_freq=True is not supported"},
+      {"EmbeddingBackwardIndexShape",
+       with_i("  y = prims.embedding_backward(x, i, 10, -1, False, False)\n  return y\n"), 4, 35,
+       "expected indices of shape [2] (grad f32[2, 3] without its last dim), got i64[2, 4]"},
       {"TakeFloatIndex", with_x("  y = prims.take(x, x, 0)\n  return y\n"), 3, 7,
        "the index must have an integer dtype, got f32"},
       {"NllLossBackwardReduction", with_x("  y = ltorch.nll_loss_backward(x, x, x, None, 'avg', -1, x)\n  return y\n"), 3,

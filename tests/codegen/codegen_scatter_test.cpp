@@ -1,0 +1,152 @@
+// scatter_add (and index_add and embedding_backward, which the trace reader writes as it) in
+// kernels, against the reference executor on the CPU and, where there is a GPU, on CUDA: an
+// embedding's backward in bf16 (float32 sums, rounded once), sources computed and read through
+// views in the scatter's kernel, an index narrower than the source, a base that is not zeros, the
+// integer dtypes (exact), an empty index, a source that needs a reduction (written first), and an
+// index out of range (a UserError on the CPU; skipped on CUDA, nothing written out of bounds).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "backend_test.h"
+#include "frontend/trace_reader.h"
+#include "reference/random_inputs.h"
+
+namespace vf {
+namespace {
+
+using ::testing::HasSubstr;
+
+class Scatters : public test::BackendTest {
+ protected:
+  // Reads `trace`, runs it on seeded random inputs (indices in range) against the reference with
+  // the tolerance of sums of `terms` values, and gives the plan.
+  Plan check_trace(const std::string& trace, int64_t terms, uint64_t seed = 2412) {
+    auto f = std::make_shared<Fusion>(read_trace(trace));
+    return check(f, random_inputs(*f, seed), terms);
+  }
+};
+
+int scatter_kernels(const Plan& plan) {
+  int n = 0;
+  for (const Segment& s : plan.segments)
+    if (s.kernel && !s.kernel->nests.empty() && s.kernel->nests[0].scatter) ++n;
+  return n;
+}
+
+// nanoGPT's wte gradient at a small size: 4096 tokens into 1000 rows of 64, many repeats.
+TEST_P(Scatters, EmbeddingBackwardBf16_MatchesReference) {
+  const Plan plan = check_trace(
+      "def f(g, idx):\n  # g: \"cpu bf16[4, 1024, 64]\"\n  # idx: \"cpu i64[4, 1024]\"\n"
+      "  t0 = ltorch.embedding_backward(g, idx, 1000, -1, False, False)\n  return t0\n",
+      4096);
+  EXPECT_EQ(scatter_kernels(plan), 1);
+  EXPECT_EQ(plan.kernel_count(), 2);  // the scatter in f32, then its rounding to bf16
+}
+
+// A padding row, int32 indices, and the result used by an elementwise consumer in f32.
+TEST_P(Scatters, EmbeddingBackwardPaddingF32_MatchesReference) {
+  check_trace(
+      "def f(g, idx, w):\n  # g: \"cpu f32[6, 33]\"\n  # idx: \"cpu i32[6]\"\n  # w: \"cpu f32[9, 33]\"\n"
+      "  t0 = prims.embedding_backward(g, idx, 9, 2, False, False)\n  t1 = prims.add(t0, w)\n  return t1\n",
+      6);
+}
+
+// The source is computed (exp of a transpose) in the scatter's kernel; the index is narrower than
+// the source along dim 1 and computed from an input (a remainder); dim 1.
+TEST_P(Scatters, ComputedSourceAndIndex_OneScatterKernel) {
+  const Plan plan = check_trace(
+      "def f(x, i):\n  # x: \"cpu f32[40, 30]\"\n  # i: \"cpu i64[30, 20]\"\n"
+      "  a = prims.full((30, 17), 0.0, device=devices.Device(\"cpu\"), dtype=dtypes.float32)\n"
+      "  xt = prims.transpose(x, (1, 0))\n  s = prims.exp(xt)\n  j = prims.remainder(i, 17)\n"
+      "  t0 = prims.scatter_add(a, j, s, 1)\n  return t0\n",
+      40);
+  EXPECT_EQ(plan.kernel_count(), 1);
+}
+
+// index_add onto an input: onto zeros, then the input added in the consumer's kernel.
+TEST_P(Scatters, IndexAddOntoInput_MatchesReference) {
+  check_trace(
+      "def f(a, i, v):\n  # a: \"cpu f32[50, 8]\"\n  # i: \"cpu i64[300]\"\n  # v: \"cpu f32[300, 8]\"\n"
+      "  t0 = prims.index_add(a, i, v, 0)\n  t1 = prims.mul(t0, 0.5)\n  return (t0, t1)\n",
+      300);
+}
+
+// Integers are exact, whatever the order: int32, int64, and int8 (summed in int64, wrapped once).
+TEST_P(Scatters, IntegerDtypes_Exact) {
+  for (const char* dtype : {"i32", "i64", "i8"}) {
+    SCOPED_TRACE(dtype);
+    const std::string d = dtype;
+    check_trace("def f(a, i, s):\n  # a: \"cpu " + d + "[7, 5]\"\n  # i: \"cpu i64[200, 5]\"\n  # s: \"cpu " + d +
+                    "[200, 5]\"\n  t0 = prims.scatter_add(a, i, s, 0)\n  return t0\n",
+                1);
+  }
+}
+
+// f64, a 3-D scatter along the middle dim, and an empty index (the result is a).
+TEST_P(Scatters, Float64MiddleDimAndEmpty_MatchReference) {
+  check_trace(
+      "def f(a, i, s, e):\n  # a: \"cpu f64[3, 6, 4]\"\n  # i: \"cpu i64[3, 10, 4]\"\n  # s: \"cpu f64[3, 10, 4]\"\n"
+      "  # e: \"cpu i64[3, 0, 4]\"\n"
+      "  t0 = prims.scatter_add(a, i, s, 1)\n  t1 = prims.scatter_add(a, e, s, 1)\n  return (t0, t1)\n",
+      10);
+}
+
+// A source that needs a reduction: it is written first by its own kernel, then scattered.
+TEST_P(Scatters, SourceNeedsReduction_WrittenFirst) {
+  const Plan plan = check_trace(
+      "def f(x, i):\n  # x: \"cpu f32[64, 32]\"\n  # i: \"cpu i64[64, 32]\"\n"
+      "  a = prims.full((16, 32), 0.0, device=devices.Device(\"cpu\"), dtype=dtypes.float32)\n"
+      "  m = prims.amax(x, (1,))\n  mb = prims.broadcast_in_dim(m, (64, 32), (0,))\n  s = prims.sub(x, mb)\n"
+      "  t0 = prims.scatter_add(a, i, s, 0)\n  return t0\n",
+      64);
+  EXPECT_EQ(scatter_kernels(plan), 1);
+  bool noted = false;
+  for (const Segment& s : plan.segments) noted |= s.note.find("written first") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST_P(Scatters, IndexOutOfRange_CpuReportsCudaSkips) {
+  auto f = std::make_shared<Fusion>(read_trace(
+      "def f(a, i, s):\n  # a: \"cpu f32[4, 3]\"\n  # i: \"cpu i64[3, 3]\"\n  # s: \"cpu f32[3, 3]\"\n"
+      "  t0 = prims.scatter_add(a, i, s, 0)\n  return t0\n"));
+  CompiledFusion compiled(f, ExecutorOptions{.device = GetParam()}, backend_);
+  const HostTensor a = random_tensor(DType::Float32, {4, 3}, 5);
+  const HostTensor s = random_tensor(DType::Float32, {3, 3}, 6);
+  for (int64_t bad : {int64_t{4}, int64_t{-1}, int64_t{1} << 40}) {
+    SCOPED_TRACE(bad);
+    HostTensor ids = HostTensor::empty(DType::Int64, {3, 3});
+    const int64_t values[9] = {1, 1, 1, bad, bad, bad, 3, 3, 3};
+    std::memcpy(ids.element(std::vector<int64_t>{0, 0}.data()), values, sizeof values);
+    std::vector<Arg> args{copy_to(to_tensor(a), GetParam()), copy_to(to_tensor(ids), GetParam()),
+                          copy_to(to_tensor(s), GetParam())};
+    if (GetParam() == Device::Cpu) {
+      try {
+        compiled.run(args);
+        ADD_FAILURE() << "no error for index " << bad;
+      } catch (const UserError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("prims.scatter_add t0_sums (dim 0 of size 4 of f32[4, 3]): index " +
+                                        std::to_string(bad) + " is out of range"));
+      }
+      continue;
+    }
+    // CUDA skips the row of bad indices: rows 1 and 3 got theirs, 0 and 2 nothing.
+    const HostTensor out = host_copy(compiled.run(args).at(0));
+    for (int64_t j = 0; j < 3; ++j) {
+      for (int64_t r = 0; r < 4; ++r) {
+        const int64_t at[2] = {r, j};
+        double expected = a.get_double(at);
+        const int64_t from[2] = {r == 1 ? 0 : 2, j};
+        if (r == 1 || r == 3) expected = static_cast<float>(expected + s.get_double(from));
+        EXPECT_EQ(out.get_double(at), expected) << "at [" << r << ", " << j << "]";
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Scatters, ::testing::Values(Device::Cpu, Device::Cuda),
+                         [](const auto& info) { return std::string(device_name(info.param)); });
+
+}  // namespace
+}  // namespace vf
