@@ -369,7 +369,8 @@ def test_argmax_argmin_match_torch(device, dtype):
 def test_embedding_and_cross_entropy_pick_fuse(device):
     """F.embedding (prims.take, with its positions' arange) and cross-entropy's pick of each row's
     target (take_along_dim) run inside viewfuse regions, none left to torch; the loss and the
-    gradients equal eager's (embedding_backward stays with torch)."""
+    gradients equal eager's. In the backward, the embeddings' gradients (embedding_backward) and
+    the gather's (scatter_add) run in viewfuse regions too."""
     import torch.nn.functional as F
 
     torch.manual_seed(0)
@@ -397,6 +398,35 @@ def test_embedding_and_cross_entropy_pick_fuse(device):
     assert not left & {"embedding", "take_along_dim", "arange", "gather", "take", "take_along_axis"}, str(trace)
     fused = {s.sym.name for b in trace.bound_symbols if b.sym.is_fusion for s in b.subsymbols}
     assert {"embedding", "take_along_dim", "gather"} <= fused, str(trace)
+    backward = thunder.last_backward_traces(jfn)[-1]
+    left = {b.sym.name for b in backward.bound_symbols if b.sym.executor is not None and not b.sym.is_fusion}
+    assert not left & {"embedding_backward", "scatter_add", "index_add"}, str(backward)
+    fused = {s.sym.name for b in backward.bound_symbols if b.sym.is_fusion for s in b.subsymbols}
+    assert {"embedding_backward", "scatter_add"} <= fused, str(backward)
+
+
+def test_deterministic_scatters_repeat_bit_for_bit(device):
+    """With vf_deterministic=True an embedding's weight gradient (many repeated ids) is the same
+    bits on every run, and eager's within rounding."""
+    import torch.nn.functional as F
+
+    torch.manual_seed(1)
+    wte = torch.randn(20, 64, device=device, requires_grad=True)
+    ids = torch.randint(0, 20, (4, 256), device=device)
+    g = torch.randn(4, 256, 64, device=device)
+
+    def fn(ids):
+        return F.embedding(ids, wte) * 2
+
+    jfn = thunder.jit(fn, executors=[viewfuse_ex], vf_deterministic=True)
+    grads = [torch.autograd.grad(jfn(ids), wte, g)[0] for _ in range(3)]
+    want = torch.autograd.grad(fn(ids), wte, g)[0]
+    for got in grads:
+        assert torch.equal(got, grads[0])
+        torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-5)
+    backward = thunder.last_backward_traces(jfn)[-1]
+    fused = {s.sym.name for b in backward.bound_symbols if b.sym.is_fusion for s in b.subsymbols}
+    assert "embedding_backward" in fused, str(backward)
 
 
 def _philox4x32_10(c0, c1, c2, c3, key):

@@ -86,9 +86,10 @@ class FusionDefinition:
     pattern inside the compiled fusion) and cached.
     """
 
-    def __init__(self, *, bookend: bool = False, keep_round_trips: bool = False):
+    def __init__(self, *, bookend: bool = False, keep_round_trips: bool = False, deterministic: bool = False):
         self.bookend = bookend
         self.keep_round_trips = keep_round_trips  # round where a float is cast to bf16/f16 and back
+        self.deterministic = deterministic  # scatters add in the index's order on CUDA too
         self.ops = _Ops(self)
         self._inputs: list[tuple[Value, str, tuple | None]] = []  # (value, dtype or kind, shape)
         self._lines: list[str] = []
@@ -207,7 +208,7 @@ class FusionDefinition:
         builder._outputs = [_Name(o.name) for o in self._outputs]
         builder._lines, builder._text = list(self._lines), self._text
         builder._convert_inputs = self._convert_inputs
-        self._runner = _viewfuse.Runner(builder._trace_text, self.bookend, self.keep_round_trips)
+        self._runner = _viewfuse.Runner(builder._trace_text, self.bookend, self.keep_round_trips, self.deterministic)
         self.execute = self._runner.run  # the per-call path: straight into C++
 
     # ---- use ----
@@ -241,14 +242,14 @@ class FusionDefinition:
 
 
 def from_trace(text: str, *, bookend: bool = False, convert_inputs: bool = False,
-               keep_round_trips: bool = False) -> FusionDefinition:
+               keep_round_trips: bool = False, deterministic: bool = False) -> FusionDefinition:
     """A FusionDefinition from a Thunder trace (REFERENCE.md section 3); its shapes are fixed.
 
     With convert_inputs, a tensor input given in another dtype than the trace declares is taken in
     that dtype and converted to the declared one inside the fusion (one compiled fusion per such
     signature, and a warning); without, it is an error."""
     desc = _viewfuse.describe_trace(text)
-    fd = FusionDefinition(bookend=bookend, keep_round_trips=keep_round_trips)
+    fd = FusionDefinition(bookend=bookend, keep_round_trips=keep_round_trips, deterministic=deterministic)
     fd._text = text
     fd._convert_inputs = convert_inputs
     for name, dtype, shape in desc["inputs"]:

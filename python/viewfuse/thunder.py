@@ -8,13 +8,16 @@ through a FusionDefinition, which compiles once per input signature and plans on
 Compile options: `vf_enable_bookend=True` turns bookending on (view ops at a region's edges run
 eagerly, the old strategy); it is off by default. `vf_keep_round_trips=True` rounds wherever a region
 casts a float32 value to bf16 or f16 and straight back, as the trace says; by default the float32
-value is kept (docs/design.md, "Round trips through 16-bit floats").
+value is kept (docs/design.md, "Round trips through 16-bit floats"). `vf_deterministic=True` makes the
+scatters (embedding_backward, index_add, scatter_add) add in the index's order on CUDA too, so float
+gradients repeat from run to run (docs/design.md, "Scatters").
 """
 
 from __future__ import annotations
 
 import time
 import warnings
+from typing import NamedTuple
 
 import thunder
 import thunder.torch as ltorch
@@ -148,6 +151,12 @@ def _embedding_checker(a, weight, padding_idx=None, max_norm=None, norm_type=2.0
     """Claims F.embedding where Thunder writes it as prims.take (reshaped): without padding_idx and
     max_norm, which make it prims.embedding (max_norm renormalizes the weight in place)."""
     return padding_idx is None and max_norm is None and _checker(a, weight)
+
+
+def _scatter_checker(a, index, value, dim) -> bool:
+    """Claims scatter_add and index_add of numbers (torch's of a bool tensor is an or; viewfuse's
+    scatter takes numbers only)."""
+    return not thunder.dtypes.is_boolean_dtype(a.dtype) and _checker(a, index, value, dim)
 
 
 def _embedding_backward_checker(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse) -> bool:
@@ -362,21 +371,28 @@ class _OutputFixups:
         return getattr(self._runner, name)
 
 
+class _PassOptions(NamedTuple):
+    """The compile options a fusion pass plans its regions with (from_trace's keyword arguments)."""
+    bookend: bool = False
+    keep_round_trips: bool = False
+    deterministic: bool = False
+
+
 class ViewfuseExecutor(FusionExecutor):
     """Thunder fusion executor running regions of prims through viewfuse."""
 
     def __init__(self, name: str = "viewfuse"):
         super().__init__(name, version="0.1.0")
-        # (trace, bookend, keep_round_trips) -> FusionDefinition
-        self._definitions: dict[tuple[str, bool, bool], object] = {}
+        # (trace, options) -> FusionDefinition
+        self._definitions: dict[tuple[str, _PassOptions], object] = {}
         # When set (benchmarks: bench/model_steps.py), regions fused from then on call
         # region_hook(name, trace_text, runner, args) instead of runner(*args); it must return
         # what the runner returns.
         self.region_hook = None
-        # (bookend, keep_round_trips) of the fusion pass running: Thunder fuses each region again
-        # through fuse(region, counter) (update_fusion_call_ctx, rematerialization), which must
-        # plan it with the same options.
-        self._pass_options = (False, False)
+        # The options of the fusion pass running: Thunder fuses each region again through
+        # fuse(region, counter) (update_fusion_call_ctx, rematerialization), which must plan it
+        # with the same options.
+        self._pass_options = _PassOptions()
         for sym_name in sorted(_PRIMS - _CREATION - _RANDOM):
             checker = _multi_operand_checker if sym_name in _MULTI_OPERAND else _checker
             checker = _nextafter_checker if sym_name == "nextafter" else checker
@@ -391,7 +407,8 @@ class ViewfuseExecutor(FusionExecutor):
         for sym in (ltorch.take_along_dim, ltorch.index_select, ltorch.gather):
             self.register_supported(sym.id, _checker)
         self.register_supported(ltorch.nll_loss_backward.id, _nll_loss_backward_checker)
-        self.register_supported(prims.index_add.id, _checker)
+        for sym in (prims.index_add, prims.scatter_add):  # (scatter_add replaces the generic claim)
+            self.register_supported(sym.id, _scatter_checker)
         for sym in (prims.embedding_backward, ltorch.embedding_backward):
             self.register_supported(sym.id, _embedding_backward_checker)
         self.register_supported(prims.argmax.id, _arg_extreme_checker)
@@ -406,25 +423,22 @@ class ViewfuseExecutor(FusionExecutor):
     def set_fuel(self, value) -> None:
         pass
 
-    def _definition(self, text: str, bookend: bool, keep_round_trips: bool):
-        key = (text, bookend, keep_round_trips)
+    def _definition(self, text: str, options: _PassOptions):
+        key = (text, options)
         fd = self._definitions.get(key)
         if fd is None:
-            fd = self._definitions[key] = _vf_from_trace(text, bookend=bookend, convert_inputs=True,
-                                                         keep_round_trips=keep_round_trips)
+            fd = self._definitions[key] = _vf_from_trace(text, convert_inputs=True, **options._asdict())
         return fd
 
-    def fuse(self, region: Region, fusion_counter: int, bookend: bool | None = None,
-             keep_round_trips: bool | None = None) -> BoundSymbol:
+    def fuse(self, region: Region, fusion_counter: int, options: _PassOptions | None = None) -> BoundSymbol:
         if len(devices := _devices(region.bound_symbols, [unvariableify(x) for x in region.outputs])) > 1:
             raise _viewfuse.UserError(f"viewfuse runs a region on one device; this one has {sorted(devices)}")
-        bookend = self._pass_options[0] if bookend is None else bookend
-        keep_round_trips = self._pass_options[1] if keep_round_trips is None else keep_round_trips
+        options = self._pass_options if options is None else options
         outputs = [unvariableify(x) for x in region.outputs]
         fusion_name = f"viewfuse{fusion_counter}"
         text, inputs = region_trace(region.bound_symbols, outputs, fusion_name)
         # called as runner(*inputs), straight into C++
-        runner = self._definition(text, bookend, keep_round_trips)._runner
+        runner = self._definition(text, options)._runner
         numbers, _ = _scalar_tensors(region.bound_symbols, outputs)
         if numbers:
             runner = _NumbersOf(runner, [i for i, p in enumerate(inputs) if p.name in numbers])
@@ -443,11 +457,15 @@ class ViewfuseExecutor(FusionExecutor):
 
     def fusion_pass(self, trace: TraceCtx) -> TraceCtx:
         start = time.perf_counter_ns()
-        bookend = bool(get_compile_option("vf_enable_bookend",
-                                          "viewfuse: run view ops at region edges eagerly (bookending). Default False."))
-        keep_round_trips = bool(get_compile_option(
-            "vf_keep_round_trips", "viewfuse: round where a float is cast to bf16/f16 and back. Default False."))
-        self._pass_options = (bookend, keep_round_trips)
+        options = _PassOptions(
+            bookend=bool(get_compile_option(
+                "vf_enable_bookend", "viewfuse: run view ops at region edges eagerly (bookending). Default False.")),
+            keep_round_trips=bool(get_compile_option(
+                "vf_keep_round_trips", "viewfuse: round where a float is cast to bf16/f16 and back. Default False.")),
+            deterministic=bool(get_compile_option(
+                "vf_deterministic", "viewfuse: scatters (embedding_backward, index_add, scatter_add) add in the "
+                "index's order on CUDA too, so float gradients repeat from run to run. Default False.")))
+        self._pass_options = options
         # The uniforms claimed (_uniform_checker) become uniform_philox of a seed and an offset that
         # get_and_update_rng_state (run by torch) reads from the CUDA generator and advances: the
         # numbers are computed in the region's kernel, and rematerialization may recompute a
@@ -471,7 +489,7 @@ class ViewfuseExecutor(FusionExecutor):
                 fused.extend(bsyms)
                 continue
             try:
-                fused.append(self.fuse(Region(producers, consumers, bsyms), counter, bookend, keep_round_trips))
+                fused.append(self.fuse(Region(producers, consumers, bsyms), counter, options))
                 counter += 1
             except _viewfuse.Error as e:  # viewfuse rejects the region: its symbols stay for other executors
                 warnings.warn(f"viewfuse left a region of {len(bsyms)} symbols unfused: {e}")

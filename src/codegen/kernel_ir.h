@@ -138,6 +138,11 @@ struct LoopNest {
   // that the launch zeroes first (KernelAbi::zeroed_outputs). The CPU walks its points in order in
   // one work item; CUDA threads take points in any order and add with atomics.
   bool scatter = false;
+  int scatter_dim = -1;    // a scatter nest: the loop var along which its stores may meet
+  // A scatter nest whose adds must come in the index's row-major order on every backend
+  // (PlanOptions::deterministic_scatters): on CUDA a thread per position of the other vars walks
+  // scatter_dim in order (NestKind::OrderedScatter).
+  bool in_order = false;
   // Every load and store is unguarded and contiguous in the nest's row-major order, so element
   // k of the flattened space is at offset + k in every buffer: emitted without index math.
   bool flat = true;

@@ -234,6 +234,7 @@ std::string print_schedule(const KernelIR& ir, const KernelSchedule& schedule) {
     out += "  nest #" + std::to_string(n) + " " + nest_kind_name(s.kind);
     switch (s.kind) {
       case NestKind::Loop: break;
+      case NestKind::OrderedScatter: out += ": a thread per position walks i" + std::to_string(ir.nests[n].scatter_dim) + " in order"; break;
       case NestKind::FlatVector: case NestKind::RowVector: out += ": " + vector_text(s.vector); break;
       case NestKind::Tiled: out += ": " + tile_text(s.tile); break;
       case NestKind::Reduction:
@@ -258,6 +259,7 @@ const char* nest_kind_name(NestKind kind) {
     case NestKind::RowVector: return "row-vector";
     case NestKind::Tiled: return "tiled";
     case NestKind::Reduction: return "reduction";
+    case NestKind::OrderedScatter: return "ordered-scatter";
   }
   return "?";
 }

@@ -424,7 +424,7 @@ void choose_dividers(const LoopNest& nest, KernelAbi& abi, NestSchedule& s) {
   const size_t rank = nest.extents.size();
   std::vector<std::pair<int, int64_t>> sizes;
   switch (s.kind) {
-    case NestKind::Loop: case NestKind::FlatVector:
+    case NestKind::Loop: case NestKind::FlatVector: case NestKind::OrderedScatter:
       return;
     case NestKind::RowVector:  // the loop dims, the innermost counted in packs
       for (size_t d = 0; d < rank; ++d) sizes.emplace_back(nest.extents[d], d + 1 == rank ? s.vector.v : 1);
@@ -468,7 +468,16 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir) {
   for (size_t n = 0; n < ir.nests.size(); ++n) {
     const LoopNest& nest = ir.nests[n];
     const int64_t rank = static_cast<int64_t>(nest.extents.size());
-    if (nest.is_reduction() || nest.scatter) continue;  // a scatter nest: a plain loop of atomic adds
+    if (nest.is_reduction()) continue;
+    if (nest.scatter) {  // a plain loop of atomic adds, or a walk of the scatter dim per thread
+      if (nest.in_order && !nest.extents.empty()) {
+        s.nests[n].kind = NestKind::OrderedScatter;
+        const int64_t along = s.abi.fields.at(static_cast<size_t>(nest.extents.at(static_cast<size_t>(nest.scatter_dim)))).value;
+        AbiNest& abi = s.abi.nests[n];
+        abi.rows = along == 0 ? 0 : abi.rows / along;  // a thread per position of the other dims
+      }
+      continue;
+    }
     if (sides[n] > 0) {
       s.nests[n].kind = NestKind::Tiled;
       s.nests[n].tile.dim = transposed_dim(nest);

@@ -81,6 +81,10 @@ struct PlanOptions {
   // Keep the float32 value where a region rounds it to bf16 or f16 and widens it straight back
   // (passes/elide_round_trip_casts.h); false rounds as the program says, as the reference does.
   bool elide_round_trips = true;
+  // Scatters add in the index's row-major order on CUDA too (a thread walks the scatter dim for
+  // each position of the other dims), so float sums are the CPU's and the reference's bit for bit
+  // and repeat from run to run; false: CUDA adds with atomics in any order (codegen/kernel_ir.h).
+  bool deterministic_scatters = false;
 };
 
 struct Plan {

@@ -232,7 +232,9 @@ class Planner {
         VF_INTERNAL_CHECK(c.problem.empty(), "the kernel of prims.scatter_add ", out->name, " cannot be generated: ", c.problem);
         c.segment.note = "its index and source are written first, because " + why;
       }
-      const std::string adds = "scatter: adds into " + out->name + ", zeroed at launch (CUDA: atomic adds, in any order)";
+      const std::string adds = "scatter: adds into " + out->name + ", zeroed at launch, " +
+                               (options_.deterministic_scatters ? "in the index's order (deterministic)"
+                                                                : "CUDA: atomic adds in any order");
       c.segment.note = c.segment.note.empty() ? adds : adds + "; " + c.segment.note;
       commit_kernel(std::move(c.segment), placed);
     }
@@ -520,6 +522,7 @@ class Planner {
     if (seg.kind != SegmentKind::Kernel) return {std::move(seg), ""};
     LoweredKernel lowered = lower_kernel(seg.spec);
     if (!lowered.ok()) return {std::move(seg), std::move(lowered.problem)};
+    for (LoopNest& nest : lowered.ir.nests) nest.in_order = nest.scatter && options_.deterministic_scatters;
     const PartlyRead partly = partly_read_inputs(seg.spec, lowered.ir);
     auto names = [](const std::vector<std::string>& v) {
       std::string s;

@@ -145,6 +145,39 @@ TEST_P(Scatters, IndexOutOfRange_CpuReportsCudaSkips) {
   }
 }
 
+// PlanOptions::deterministic_scatters: the embedding's backward in f32 with many repeats equals the
+// reference bit for bit (on CUDA too: a thread walks the tokens in order), twice the same.
+TEST_P(Scatters, Deterministic_ExactlyTheReference) {
+  auto f = std::make_shared<Fusion>(read_trace(
+      "def f(g, idx, x, i):\n  # g: \"cpu f32[2, 1024, 48]\"\n  # idx: \"cpu i64[2, 1024]\"\n"
+      "  # x: \"cpu f32[30, 40]\"\n  # i: \"cpu i64[30, 20]\"\n"
+      "  t0 = ltorch.embedding_backward(g, idx, 20, -1, False, False)\n"
+      "  a = prims.full((30, 7), 0.0, device=devices.Device(\"cpu\"), dtype=dtypes.float32)\n"
+      "  j = prims.remainder(i, 7)\n  t1 = prims.scatter_add(a, j, x, 1)\n  return (t0, t1)\n"));
+  const std::vector<HostArg> inputs = random_inputs(*f, 77);
+  CompiledFusion compiled(f, ExecutorOptions{.device = GetParam(), .plan = PlanOptions{.deterministic_scatters = true}},
+                          backend_);
+  std::vector<Arg> args;
+  for (const HostArg& a : inputs) args.push_back(copy_to(to_tensor(std::get<HostTensor>(a)), GetParam()));
+  const std::vector<HostTensor> expected = run_reference(*f, inputs);
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<Tensor> outs = compiled.run(args);
+    for (size_t o = 0; o < outs.size(); ++o) {
+      const Comparison c = compare_tensors(host_copy(outs[o]), expected[o], Tolerance{});
+      EXPECT_TRUE(c.ok) << "output " << o << ": " << c.first_mismatch << " (" << c.mismatches << " mismatches)";
+    }
+  }
+  for (const Segment& s : compiled.plan_for(args).segments) {
+    if (!s.kernel || !s.kernel->nests[0].scatter) continue;
+    EXPECT_THAT(s.note, HasSubstr("in the index's order"));
+    if (GetParam() == Device::Cpu && nvrtc_checks_enabled()) {  // the CUDA walk in order compiles
+      const GeneratedKernel k = generate_kernel(s.spec, *s.kernel, Target::Cuda);
+      EXPECT_THAT(k.source, HasSubstr("; ++n0_i"));
+      EXPECT_NO_THROW(nvrtc_compile(k.source, "ordered_scatter", 9, 0)) << k.source;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Scatters, ::testing::Values(Device::Cpu, Device::Cuda),
                          [](const auto& info) { return std::string(device_name(info.param)); });
 

@@ -28,6 +28,7 @@ struct RunOptions {
   uint64_t seed = 0;
   bool bookend = false;
   bool keep_round_trips = false;
+  bool deterministic = false;
   bool json = false;
   std::string target = "cpu";
   bool specialize = false;
@@ -39,6 +40,7 @@ vf::PlanOptions plan_options(const RunOptions& o) {
   vf::PlanOptions options;
   options.bookend = o.bookend;
   options.elide_round_trips = !o.keep_round_trips;
+  options.deterministic_scatters = o.deterministic;
   return options;
 }
 
@@ -133,18 +135,22 @@ int main(int argc, char** argv) {
   run->add_flag("--bookend", o.bookend, "Peel leading and trailing view ops (Thunder's old strategy)");
   const char* keep_help = "Round where the trace casts a float value to bf16 or f16 and back (default: keep the float)";
   run->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
+  const char* deterministic_help = "Scatters add in the index's order on CUDA too (reproducible float sums)";
+  run->add_flag("--deterministic", o.deterministic, deterministic_help);
 
   CLI::App* explain = app.add_subcommand("explain", "Print the plan: segments, view-op decisions, bytes");
   explain->add_option("trace", o.trace, "Thunder trace file")->required();
   explain->add_flag("--json", o.json, "Print one JSON object");
   explain->add_flag("--bookend", o.bookend, "Plan with bookend");
   explain->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
+  explain->add_flag("--deterministic", o.deterministic, deterministic_help);
 
   CLI::App* codegen = app.add_subcommand("codegen", "Print the generated kernels");
   codegen->add_option("trace", o.trace, "Thunder trace file")->required();
   codegen->add_option("--target", o.target, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   codegen->add_flag("--bookend", o.bookend, "Plan with bookend");
   codegen->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
+  codegen->add_flag("--deterministic", o.deterministic, deterministic_help);
   codegen->add_flag("--specialize", o.specialize,
                     "Print the kernels specialized to the trace's sizes, as a run makes them for launches it repeats");
   codegen->add_flag("--kernel-ir", o.kernel_ir,
