@@ -258,6 +258,24 @@ def nanogpt_mlp_gelu(q: bool) -> Case:
 
 # ---- the einsum concern: view ops around torch matmuls, wall time ----
 
+def embedding_backward(q: bool, deterministic: bool = False) -> Case:
+    """nanoGPT's wte gradient: each token's bf16 gradient row added at its id's row (a scatter)."""
+    B, T, V, C = (2, 64, 512, 96) if q else (8, 1024, 50304, 768)
+    text = (f"def embedding_backward(g, ids):\n  # g: \"cuda:0 bf16[{B}, {T}, {C}]\"\n  # ids: \"cuda:0 i64[{B}, {T}]\"\n"
+            f"  t0 = ltorch.embedding_backward(g, ids, {V}, -1, False, False)\n  return (t0,)\n")
+
+    def build(vf):
+        fd = vf.from_trace(text, deterministic=deterministic)
+        return lambda *xs: fd.execute(list(xs))
+
+    name = "embedding_backward" + ("_deterministic" if deterministic else "")
+    return Case(name, "memory", f"embedding_backward, bf16 [{B},{T},{C}] into [{V},{C}]"
+                + (" (viewfuse in order)" if deterministic else ""),
+                lambda d: [_rand(d, (B, T, C)), torch.randint(0, V, (B, T), device=d)],
+                lambda g, ids: torch.ops.aten.embedding_backward(g, ids, V, -1, False, False),
+                viewfuse=build, target=0.0, tol=(2e-2, 2e-2))
+
+
 def _one(vf, tr: Trace, out: str):
     fd = vf.from_trace(tr.text(out))
     return lambda *xs: fd.execute(list(xs))[0]
@@ -341,7 +359,8 @@ def host_pointwise(n_ops: int, dtype: torch.dtype, size: int, ref=None) -> Case:
 def all_cases(quick: bool) -> list[Case]:
     cases = [merge_heads_producer(quick), merge_heads_consumer(quick), transpose_add(quick), layer_norm(quick),
              rms_norm(quick), add_layer_norm(quick), bias_gelu(quick), causal_softmax(quick), llama_rope(quick),
-             elementwise_1gib(quick), nanogpt_attn_out(quick), nanogpt_mlp_gelu(quick)]
+             elementwise_1gib(quick), nanogpt_attn_out(quick), nanogpt_mlp_gelu(quick), embedding_backward(quick),
+             embedding_backward(quick, deterministic=True)]
     cases += [einsum_bij_jk(16), einsum_bij_jk(64 if quick else 512), einsum_bijk_bklj(16),
               einsum_bijk_bklj(32 if quick else 64)]
     cases += [host_pointwise3(), host_alias_only(), host_copy_view(), host_pointwise(10, torch.float32, 1024),

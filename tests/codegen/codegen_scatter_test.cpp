@@ -170,7 +170,7 @@ TEST_P(Scatters, Deterministic_ExactlyTheReference) {
   for (const Segment& s : compiled.plan_for(args).segments) {
     if (!s.kernel || !s.kernel->nests[0].scatter) continue;
     EXPECT_THAT(s.note, HasSubstr("in the index's order"));
-    if (GetParam() == Device::Cpu && nvrtc_checks_enabled()) {  // the CUDA walk in order compiles
+    if (GetParam() == Device::Cpu && test::nvrtc_checks_enabled()) {  // the CUDA walk in order compiles
       const GeneratedKernel k = generate_kernel(s.spec, *s.kernel, Target::Cuda);
       EXPECT_THAT(k.source, HasSubstr("; ++n0_i"));
       EXPECT_NO_THROW(nvrtc_compile(k.source, "ordered_scatter", 9, 0)) << k.source;
