@@ -210,9 +210,17 @@ class Planner {
   // Step 2b: a kernel per scatter that `needed` depends on, in program order, whose result is a
   // buffer of its own: it is complete only when its kernel ends. The values its index and source
   // need are computed in that kernel (they fuse), or, when one kernel cannot (a reduction among
-  // them), written first by kernels of their own.
+  // them), the index and the source that need the reduction are written first by kernels of their
+  // own, each as the narrowest value down its chain of views and casts (the bf16 gradient rows an
+  // embedding's backward adds, not their float32 copy; never an index spread over them).
   template <class InGroup>
   void plan_scatters(const std::vector<const Value*>& needed, const InGroup& group_has) {
+    auto unplaced = [&](const Value* v) { return group_has(v->producer) && !placement(v); };
+    auto needs_reduction = [&](const Value* v) {
+      for (const Node* n : nodes_for({v}, group_has))
+        if (op_category(n->op) == OpCategory::Reduction || op_category(n->op) == OpCategory::Scatter) return true;
+      return false;
+    };
     for (const Node* n : nodes_for(needed, group_has)) {
       if (op_category(n->op) != OpCategory::Scatter) continue;
       const Value* out = n->output();
@@ -222,7 +230,15 @@ class Planner {
         std::vector<const Value*> operands;
         std::vector<std::pair<const Value*, Placement>> operand_placements;
         for (const Value* v : {n->inputs[1], n->inputs[2]}) {
-          if (!group_has(v->producer) || placement(v)) continue;
+          if (!unplaced(v) || !needs_reduction(v)) continue;
+          // Down the chain, the narrowest value (a bf16 gradient rather than its float32 source).
+          const Value* narrowest = v;
+          while (unplaced(v) && (is_view_op(v->producer->op) || v->producer->op == OpKind::ConvertElementType)) {
+            v = v->producer->inputs[0];
+            if (dtype_size(v->dtype) < dtype_size(narrowest->dtype) || is_view_op(narrowest->producer->op)) narrowest = v;
+          }
+          v = narrowest;
+          if (!unplaced(v) || std::find(operands.begin(), operands.end(), v) != operands.end()) continue;
           operands.push_back(v);
           operand_placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
         }
@@ -230,7 +246,9 @@ class Planner {
         const std::string why = c.problem;
         c = make_kernel(nodes_for({out}, group_has), {out}, placed);
         VF_INTERNAL_CHECK(c.problem.empty(), "the kernel of prims.scatter_add ", out->name, " cannot be generated: ", c.problem);
-        c.segment.note = "its index and source are written first, because " + why;
+        std::string written;
+        for (const Value* v : operands) written += (written.empty() ? "" : ", ") + v->name;
+        c.segment.note = "reads " + written + ", written first, because " + why;
       }
       const std::string adds = "scatter: adds into " + out->name + ", zeroed at launch, " +
                                (options_.deterministic_scatters ? "in the index's order (deterministic)"

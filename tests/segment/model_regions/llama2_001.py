@@ -1,18 +1,18 @@
 # llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse1 and the regions of its form: 1 kernel(s)
+# layout t6698: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
 # layout t6699: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
 # layout t6700: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
-# layout t6701: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
 # layout t1799: sizes [2048, 64] strides [64, 1] offset 0
 # layout t1801: sizes [2048, 64] strides [64, 1] offset 0
-def t1801(t6699, t6700, t6701, t1799, t1801):
+def t1801(t6698, t6699, t6700, t1799, t1801):
+  # t6698: "cpu bf16[4, 2048, 2048]"
   # t6699: "cpu bf16[4, 2048, 2048]"
   # t6700: "cpu bf16[4, 2048, 2048]"
-  # t6701: "cpu bf16[4, 2048, 2048]"
   # t1799: "cpu bf16[2048, 64]"
   # t1801: "cpu bf16[2048, 64]"
-  t1899 = prims.reshape(t6699, (4, 2048, 16, 128, ))
-  t1902 = prims.reshape(t6700, (4, 2048, 16, 128, ))
-  t1905 = prims.reshape(t6701, (4, 2048, 16, 128, ))
+  t1899 = prims.reshape(t6698, (4, 2048, 16, 128, ))
+  t1902 = prims.reshape(t6699, (4, 2048, 16, 128, ))
+  t1905 = prims.reshape(t6700, (4, 2048, 16, 128, ))
   t1908 = prims.convert_element_type(t1899, dtypes.float32)
   t1911 = prims.reshape(t1908, (4, 2048, 16, 64, 2, ))
   t1914 = prims.slice_prim(t1911, [0, 0, 0, 0, 0], [4, 2048, 16, 64, 1], [1, 1, 1, 1, 1])

@@ -1,12 +1,12 @@
 # llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse3 and the regions of its form: 1 kernel(s)
-# layout t6702: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
+# layout t6701: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
 # layout t1797: sizes [4, 2048, 2048] strides [4194304, 2048, 1] offset 0
 # layout t_model_layers_0_ffn_norm_weight: sizes [2048] strides [1] offset 0
-def t_model_layers_0_ffn_norm_weight(t6702, t1797, t_model_layers_0_ffn_norm_weight):
-  # t6702: "cpu bf16[4, 2048, 2048]"
+def t_model_layers_0_ffn_norm_weight(t6701, t1797, t_model_layers_0_ffn_norm_weight):
+  # t6701: "cpu bf16[4, 2048, 2048]"
   # t1797: "cpu bf16[4, 2048, 2048]"
   # t_model_layers_0_ffn_norm_weight: "cpu bf16[2048]"
-  t2141 = prims.reshape(t6702, (4, 2048, 2048, ))
+  t2141 = prims.reshape(t6701, (4, 2048, 2048, ))
   t2143 = prims.convert_element_type(t1797, dtypes.float32)
   t2146 = prims.convert_element_type(t2141, dtypes.float32)
   t2149 = prims.add(t2143, t2146)

@@ -1,10 +1,10 @@
 # llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse49 and the regions of its form: 2 kernel(s)
-# layout t6755: sizes [4, 2048, 32000] strides [65536000, 32000, 1] offset 0
+# layout t6754: sizes [4, 2048, 32000] strides [65536000, 32000, 1] offset 0
 # layout targets: sizes [4, 2048] strides [2048, 1] offset 0
-def targets(t6755, targets):
-  # t6755: "cpu bf16[4, 2048, 32000]"
+def targets(t6754, targets):
+  # t6754: "cpu bf16[4, 2048, 32000]"
   # targets: "cpu i64[4, 2048]"
-  t5993 = prims.reshape(t6755, (8192, 32000, ))
+  t5993 = prims.reshape(t6754, (8192, 32000, ))
   t1752 = prims.reshape(targets, (8192, ))
   t5996 = prims.convert_element_type(t5993, dtypes.float32)
   t5997 = prims.reshape(t5996, (8192, 32000, ))

@@ -1,10 +1,10 @@
 # llama2 step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse56 and the regions of its form: 1 kernel(s)
-# layout t6752: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
+# layout t6751: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
 # layout t5882: sizes [4, 2048, 5632] strides [11534336, 5632, 1] offset 0
-def t5882(t6752, t5882):
-  # t6752: "cpu bf16[4, 2048, 5632]"
+def t5882(t6751, t5882):
+  # t6751: "cpu bf16[4, 2048, 5632]"
   # t5882: "cpu bf16[4, 2048, 5632]"
-  t5841 = prims.convert_element_type(t6752, dtypes.float32)
+  t5841 = prims.convert_element_type(t6751, dtypes.float32)
   t5842 = prims.neg(t5841)
   t5843 = prims.convert_element_type(t5842, dtypes.bfloat16)
   t5844 = prims.convert_element_type(t5843, dtypes.float32)
@@ -23,7 +23,7 @@ def t5882(t6752, t5882):
   t5857 = prims.convert_element_type(t5852, dtypes.float32)
   t5858 = prims.sub(1.0, t5857)
   t5859 = prims.convert_element_type(t5858, dtypes.bfloat16)
-  t5860 = prims.convert_element_type(t6752, dtypes.float32)
+  t5860 = prims.convert_element_type(t6751, dtypes.float32)
   t5861 = prims.convert_element_type(t5859, dtypes.float32)
   t5862 = prims.mul(t5860, t5861)
   t5863 = prims.convert_element_type(t5862, dtypes.bfloat16)

@@ -1,4 +1,4 @@
-# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse0 and the regions of its form: 2 kernel(s)
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse0 and the regions of its form: 1 kernel(s)
 # layout idx: sizes [8, 1024] strides [1024, 1] offset 0
 # layout t_model_transformer_wte_weight: sizes [50304, 768] strides [768, 1] offset 0
 # layout t_model_transformer_wpe_weight: sizes [1024, 768] strides [768, 1] offset 0
@@ -42,4 +42,4 @@ def t_model_transformer_h_0_ln_1_bias(idx, t_model_transformer_wte_weight, t_mod
   t2341 = prims.convert_element_type(t2336, dtypes.float32)
   t2344 = prims.add(t2332, t2341)
   t2346 = prims.convert_element_type(t2344, dtypes.bfloat16)
-  return (pos, t2256, t2266, t2297, t2346, )
+  return (t2256, t2266, t2297, t2346, )

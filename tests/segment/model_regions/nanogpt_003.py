@@ -1,14 +1,14 @@
 # nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse3 and the regions of its form: 1 kernel(s)
-# layout t7895: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout t7893: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
 # layout t2256: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
 # layout t_model_transformer_h_0_ln_2_weight: sizes [768] strides [1] offset 0
 # layout t_model_transformer_h_0_ln_2_bias: sizes [768] strides [1] offset 0
-def t_model_transformer_h_0_ln_2_bias(t7895, t2256, t_model_transformer_h_0_ln_2_weight, t_model_transformer_h_0_ln_2_bias):
-  # t7895: "cpu bf16[8, 1024, 768]"
+def t_model_transformer_h_0_ln_2_bias(t7893, t2256, t_model_transformer_h_0_ln_2_weight, t_model_transformer_h_0_ln_2_bias):
+  # t7893: "cpu bf16[8, 1024, 768]"
   # t2256: "cpu bf16[8, 1024, 768]"
   # t_model_transformer_h_0_ln_2_weight: "cpu bf16[768]"
   # t_model_transformer_h_0_ln_2_bias: "cpu bf16[768]"
-  t2423 = prims.reshape(t7895, (8, 1024, 768, ))
+  t2423 = prims.reshape(t7893, (8, 1024, 768, ))
   t2425 = prims.convert_element_type(t2256, dtypes.float32)
   t2428 = prims.convert_element_type(t2423, dtypes.float32)
   t2431 = prims.add(t2425, t2428)

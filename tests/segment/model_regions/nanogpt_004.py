@@ -1,22 +1,22 @@
 # nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse4 and the regions of its form: 1 kernel(s)
-# layout t7896: sizes [8, 1024, 3072] strides [3145728, 3072, 1] offset 0
-def t7896(t7896):
-  # t7896: "cpu bf16[8, 1024, 3072]"
-  t2545 = prims.convert_element_type(t7896, dtypes.float32)
-  t2548 = prims.convert_element_type(t7896, dtypes.float32)
+# layout t7894: sizes [8, 1024, 3072] strides [3145728, 3072, 1] offset 0
+def t7894(t7894):
+  # t7894: "cpu bf16[8, 1024, 3072]"
+  t2545 = prims.convert_element_type(t7894, dtypes.float32)
+  t2548 = prims.convert_element_type(t7894, dtypes.float32)
   t2551 = prims.mul(t2545, t2548)
   t2555 = prims.convert_element_type(t2551, dtypes.bfloat16)
   t2558 = prims.convert_element_type(t2555, dtypes.float32)
-  t2561 = prims.convert_element_type(t7896, dtypes.float32)
+  t2561 = prims.convert_element_type(t7894, dtypes.float32)
   t2564 = prims.mul(t2558, t2561)
   t2568 = prims.convert_element_type(t2564, dtypes.bfloat16)
-  t2571 = prims.convert_element_type(t7896, dtypes.float32)
+  t2571 = prims.convert_element_type(t7894, dtypes.float32)
   t2574 = prims.mul(0.5, t2571)
   t2578 = prims.convert_element_type(t2574, dtypes.bfloat16)
   t2581 = prims.convert_element_type(t2568, dtypes.float32)
   t2584 = prims.mul(0.044715, t2581)
   t2588 = prims.convert_element_type(t2584, dtypes.bfloat16)
-  t2591 = prims.convert_element_type(t7896, dtypes.float32)
+  t2591 = prims.convert_element_type(t7894, dtypes.float32)
   t2594 = prims.convert_element_type(t2588, dtypes.float32)
   t2597 = prims.add(t2591, t2594)
   t2599 = prims.convert_element_type(t2597, dtypes.bfloat16)

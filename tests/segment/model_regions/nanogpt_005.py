@@ -1,10 +1,10 @@
 # nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse61 and the regions of its form: 2 kernel(s)
-# layout t7942: sizes [8, 1024, 50304] strides [51511296, 50304, 1] offset 0
+# layout t7940: sizes [8, 1024, 50304] strides [51511296, 50304, 1] offset 0
 # layout targets: sizes [8, 1024] strides [1024, 1] offset 0
-def targets(t7942, targets):
-  # t7942: "cpu bf16[8, 1024, 50304]"
+def targets(t7940, targets):
+  # t7940: "cpu bf16[8, 1024, 50304]"
   # targets: "cpu i64[8, 1024]"
-  t7296 = prims.reshape(t7942, (8192, 50304, ))
+  t7296 = prims.reshape(t7940, (8192, 50304, ))
   t2192 = prims.reshape(targets, (8192, ))
   t7299 = prims.convert_element_type(t7296, dtypes.float32)
   t7300 = prims.reshape(t7299, (8192, 50304, ))

@@ -1,16 +1,16 @@
 # nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse66 and the regions of its form: 3 kernel(s)
-# layout t7940: sizes [8, 1024, 3072] strides [3145728, 3072, 1] offset 0
+# layout t7938: sizes [8, 1024, 3072] strides [3145728, 3072, 1] offset 0
 # layout t7169: sizes [8, 1024, 3072] strides [3145728, 3072, 1] offset 0
 # layout t7184: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
-def t7184(t7940, t7169, t7184):
-  # t7940: "cpu bf16[8, 1024, 3072]"
+def t7184(t7938, t7169, t7184):
+  # t7938: "cpu bf16[8, 1024, 3072]"
   # t7169: "cpu bf16[8, 1024, 3072]"
   # t7184: "cpu bf16[8, 1024, 768]"
-  t7069 = prims.convert_element_type(t7940, dtypes.float32)
-  t7066 = prims.convert_element_type(t7940, dtypes.float32)
+  t7069 = prims.convert_element_type(t7938, dtypes.float32)
+  t7066 = prims.convert_element_type(t7938, dtypes.float32)
   t7072 = prims.mul(t7066, t7069)
   t7076 = prims.convert_element_type(t7072, dtypes.bfloat16)
-  t7082 = prims.convert_element_type(t7940, dtypes.float32)
+  t7082 = prims.convert_element_type(t7938, dtypes.float32)
   t7079 = prims.convert_element_type(t7076, dtypes.float32)
   t7085 = prims.mul(t7079, t7082)
   t7089 = prims.convert_element_type(t7085, dtypes.bfloat16)
@@ -18,9 +18,9 @@ def t7184(t7940, t7169, t7184):
   t7105 = prims.mul(0.044715, t7102)
   t7109 = prims.convert_element_type(t7105, dtypes.bfloat16)
   t7115 = prims.convert_element_type(t7109, dtypes.float32)
-  t7112 = prims.convert_element_type(t7940, dtypes.float32)
+  t7112 = prims.convert_element_type(t7938, dtypes.float32)
   t7118 = prims.add(t7112, t7115)
-  t7092 = prims.convert_element_type(t7940, dtypes.float32)
+  t7092 = prims.convert_element_type(t7938, dtypes.float32)
   t7120 = prims.convert_element_type(t7118, dtypes.bfloat16)
   t7095 = prims.mul(0.5, t7092)
   t7123 = prims.convert_element_type(t7120, dtypes.float32)

@@ -1,18 +1,20 @@
-# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse172 and the regions of its form: 5 kernel(s)
+# nanogpt step (2026-12-06, NVIDIA H100 80GB HBM3), region viewfuse172 and the regions of its form: 10 kernel(s)
 # layout t2266: sizes [8, 1024] strides [1024, 1] offset 0
 # layout t_model_transformer_h_0_ln_1_weight: sizes [768] strides [1] offset 0
 # layout t2359: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
 # layout t2256: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
 # layout t2297: sizes [8, 1024, 1] strides [1024, 1, 1] offset 0
 # layout t2427: sizes [8, 1024, 768] strides [786432, 768, 1] offset 0
+# layout idx: sizes [8, 1024] strides [1024, 1] offset 0
 # layout t2373: sizes [8, 1024, 2304] strides [2359296, 2304, 1] offset 0
-def t2373(t2266, t_model_transformer_h_0_ln_1_weight, t2359, t2256, t2297, t2427, t2373):
+def t2373(t2266, t_model_transformer_h_0_ln_1_weight, t2359, t2256, t2297, t2427, idx, t2373):
   # t2266: "cpu f32[8, 1024]"
   # t_model_transformer_h_0_ln_1_weight: "cpu bf16[768]"
   # t2359: "cpu bf16[8, 1024, 768]"
   # t2256: "cpu bf16[8, 1024, 768]"
   # t2297: "cpu f32[8, 1024, 1]"
   # t2427: "cpu bf16[8, 1024, 768]"
+  # idx: "cpu i64[8, 1024]"
   # t2373: "cpu bf16[8, 1024, 2304]"
   t2286 = prims.broadcast_in_dim(t2266, [8, 1024, 1], [0, 1])
   t2324 = prims.broadcast_in_dim(t_model_transformer_h_0_ln_1_weight, (8, 1024, 768, ), (2, ))
@@ -68,16 +70,19 @@ def t2373(t2266, t_model_transformer_h_0_ln_1_weight, t2359, t2256, t2297, t2427
   t7742 = prims.convert_element_type(t2260, dtypes.float32)
   t7743 = prims.add(t7741, t7742)
   t7744 = prims.convert_element_type(t7743, dtypes.bfloat16)
-  t2320 = prims.mul(t2311, t2314)
   t2255 = prims.convert_element_type(t7744, dtypes.float32)
-  t2335 = prims.mul(t2320, t2348)
+  t2320 = prims.mul(t2311, t2314)
   t2250 = prims.convert_element_type(t2255, dtypes.bfloat16)
-  t2331 = prims.convert_element_type(t2335, dtypes.bfloat16)
-  t2343 = prims.convert_element_type(t2348, dtypes.bfloat16)
+  t2335 = prims.mul(t2320, t2348)
+  t2247 = prims.convert_element_type(t2255, dtypes.bfloat16)
+  pos = prims.iota(1024, start=0, step=1, dtype=dtypes.int64)
   t2242 = prims.convert_element_type(t2250, dtypes.float32)
   t2243 = prims.sum(t2242, (0, ))
   t2244 = prims.convert_element_type(t2243, dtypes.bfloat16)
-  t2247 = prims.convert_element_type(t2255, dtypes.bfloat16)
+  t2331 = prims.convert_element_type(t2335, dtypes.bfloat16)
+  t2343 = prims.convert_element_type(t2348, dtypes.bfloat16)
+  t2236 = prims.embedding_backward(t2247, idx, 50304, -1, False, False)
+  t2239 = prims.embedding_backward(t2244, pos, 1024, -1, False, False)
   t2326 = prims.convert_element_type(t2331, dtypes.float32)
   t2327 = prims.sum(t2326, (0, 1, ))
   t2328 = prims.convert_element_type(t2327, dtypes.bfloat16)
@@ -87,4 +92,4 @@ def t2373(t2266, t_model_transformer_h_0_ln_1_weight, t2359, t2256, t2297, t2427
   t2364 = prims.convert_element_type(t2373, dtypes.float32)
   t2365 = prims.sum(t2364, (0, 1, ))
   t2366 = prims.convert_element_type(t2365, dtypes.bfloat16)
-  return (t2366, t2340, t2328, t2247, t2244, )
+  return (t2366, t2340, t2328, t2239, t2236, )
