@@ -83,6 +83,8 @@ class Lowering {
   std::vector<Value*> index_add();
   std::vector<Value*> torch_scatter_add();
   std::vector<Value*> torch_index_add();
+  std::vector<Value*> index_add_of(const Expr& a, const Expr& index_at, const Expr& value_at, const Expr& dim_at,
+                                   std::string_view what);
   std::vector<Value*> embedding_backward();
   std::vector<Value*> slice_prim_impl();
   std::vector<Value*> squeeze();
@@ -508,21 +510,10 @@ std::vector<Value*> Lowering::nll_loss_backward() {
   return emit(OpKind::ConvertElementType, {picked}, CastAttrs{g->dtype});
 }
 
-// index_add(a, index, value, dim) with a 1-D (or 0-D) index: prims.scatter_add with the index
-// broadcast along value's other dims.
 // prims.index_add(a, index, value, dim): value's slice k is added to a's slice index[k] along dim.
 std::vector<Value*> Lowering::index_add() {
   auto a = bind({"a", "index", "value", "dim"}, 4);
-  Value* base = tensor(*a[0]);
-  Value* index = tensor(*a[1]);
-  Value* value = tensor(*a[2]);
-  const int64_t dim = wrap_dim(integer(*a[3], "dim"), base->rank(), *a[3]);
-  if (index->rank() > 1) fail(*a[1], "expected a 0-D or 1-D index, got ", index->type_string());
-  if (value->rank() != base->rank()) fail(*a[2], "expected value of a's rank ", base->rank(), ", got ", value->type_string());
-  if (base->rank() > 0 && value->shape[dim] != index->numel())
-    fail(*a[2], "expected value's dim ", dim, " to have the index's ", index->numel(), " elements, got ",
-         value->type_string());
-  return emit(OpKind::ScatterAdd, {base, spread_index(index, value->shape, dim), value}, AxisAttrs{dim});
+  return index_add_of(*a[0], *a[1], *a[2], *a[3], "value");
 }
 
 // torch.scatter_add(a, dim, index, src): prims.scatter_add.
@@ -538,14 +529,22 @@ std::vector<Value*> Lowering::torch_index_add() {
     std::optional<Scalar> alpha = literal_number(scope_, *a[4]);
     if (!alpha || alpha->as_double() != 1) fail(*a[4], "alpha other than 1 is not supported");
   }
-  Value* base = tensor(*a[0]);
-  Value* index = tensor(*a[2]);
-  Value* value = tensor(*a[3]);
-  const int64_t dim = wrap_dim(integer(*a[1], "dim"), base->rank(), *a[1]);
-  if (index->rank() > 1) fail(*a[2], "expected a 0-D or 1-D index, got ", index->type_string());
-  if (value->rank() != base->rank()) fail(*a[3], "expected source of a's rank ", base->rank(), ", got ", value->type_string());
+  return index_add_of(*a[0], *a[2], *a[3], *a[1], "source");
+}
+
+// index_add with a 0-D or 1-D index: prims.scatter_add with the index spread along value's other
+// dims. `what` names value's argument in the messages.
+std::vector<Value*> Lowering::index_add_of(const Expr& a, const Expr& index_at, const Expr& value_at,
+                                           const Expr& dim_at, std::string_view what) {
+  Value* base = tensor(a);
+  Value* index = tensor(index_at);
+  Value* value = tensor(value_at);
+  const int64_t dim = wrap_dim(integer(dim_at, "dim"), base->rank(), dim_at);
+  if (index->rank() > 1) fail(index_at, "expected a 0-D or 1-D index, got ", index->type_string());
+  if (value->rank() != base->rank())
+    fail(value_at, "expected ", what, " of a's rank ", base->rank(), ", got ", value->type_string());
   if (base->rank() > 0 && value->shape[dim] != index->numel())
-    fail(*a[3], "expected source's dim ", dim, " to have the index's ", index->numel(), " elements, got ",
+    fail(value_at, "expected ", what, "'s dim ", dim, " to have the index's ", index->numel(), " elements, got ",
          value->type_string());
   return emit(OpKind::ScatterAdd, {base, spread_index(index, value->shape, dim), value}, AxisAttrs{dim});
 }
