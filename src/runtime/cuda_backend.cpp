@@ -80,7 +80,9 @@ CudaBackend::CudaBackend(int ordinal, std::filesystem::path cache_dir, Specializ
 std::shared_ptr<const PreparedKernel> CudaBackend::prepare(const KernelSpec& spec, const KernelIR& ir) {
   GeneratedKernel generated = generate_kernel(spec, ir, Target::Cuda);
   dump_cuda_source(generated);
-  std::shared_ptr<const CudaKernel> kernel = kernels_.load(generated.source, generated.entry);
+  bool compiled = false;
+  std::shared_ptr<const CudaKernel> kernel = kernels_.load(generated.source, generated.entry, &compiled);
+  if (compiled) ++generic_compiles_;
   return std::make_shared<CudaPreparedKernel>(kernels_, specialize_, specialized_, std::move(generated),
                                               std::move(kernel));
 }
