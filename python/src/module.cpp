@@ -47,7 +47,7 @@ nb::dict dtype_table() {
 nb::list torch_spellings() {
   nb::list out;
   for (const vf::TorchSpelling& s : vf::torch_spellings())
-    out.append(nb::make_tuple(std::string(s.name), s.callee));
+    out.append(nb::make_tuple(std::string(s.name), s.callee, s.outputs));
   return out;
 }
 

@@ -214,8 +214,9 @@ def test_dtype_names_come_from_the_core_table():
 def test_torch_spellings_come_from_the_trace_reader():
     from viewfuse import _viewfuse
 
-    spellings = dict(_viewfuse.torch_spellings())
-    assert spellings["permute"] == "torch.permute" and "flatten" in spellings
+    spellings = {name: (callee, outputs) for name, callee, outputs in _viewfuse.torch_spellings()}
+    assert spellings["permute"] == ("torch.permute", 1) and "flatten" in spellings
+    assert spellings["frexp"] == ("torch.frexp", 2)
     with vf.FusionDefinition() as fd:
         x = fd.define_tensor([2, 3])
         for name in spellings:

@@ -346,6 +346,40 @@ def test_scatter_add_index_add_and_embedding_backward_match_torch(dtype, device)
             check(run1("embedding_backward", [g, ids, 10, padding, False, False]), want, dtype)
 
 
+@pytest.mark.parametrize("dtype", FLOATS + [torch.int32, torch.int64, torch.int8])
+def test_cumsum_matches_torch(dtype, device):
+    """prims.cumsum along every dim of every layout: floats within rounding (bf16 and f16 summed in
+    float32 and rounded once per element, as torch's kernels do), integers exact (wrapping, in the
+    input's dtype: torch's with dtype=); torch.cumsum's spelling promotes integers to int64."""
+    for layout in LAYOUTS:
+        x = make((6, 40, 3), dtype, device, layout, -3.0, 3.0)
+        for dim in (0, 1, 2, -1):
+            check(run1("cumsum", [x], dim), torch.cumsum(x, dim, dtype=x.dtype), dtype)
+    if not dtype.is_floating_point:
+        with vf.FusionDefinition() as fd:
+            t = fd.define_tensor([-1, -1], dtype=dtype)
+            fd.add_output(fd._record("torch.cumsum", 1, (t, 1), {}))
+        x = make((5, 9), dtype, device)
+        (got,) = fd.execute([x])
+        check(got, torch.cumsum(x, 1), torch.int64)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_frexp_matches_torch(dtype, device):
+    """torch.frexp's mantissa and int32 exponent, exactly: random values, zeros, infinities, NaN,
+    and the dtype's subnormals."""
+    x = make((4, 50), dtype, device, "contiguous", -1e4, 1e4)
+    special = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1.0, 0.5, -0.75,
+                            torch.finfo(dtype).tiny / 4, -torch.finfo(dtype).tiny / 3], dtype=dtype, device=device)
+    for a in (x, special):
+        mantissa, exponent = run1("frexp", [a])
+        want_m, want_e = torch.frexp(a)
+        assert exponent.dtype == torch.int32
+        torch.testing.assert_close(mantissa, want_m, rtol=0, atol=0, equal_nan=True)
+        finite = torch.isfinite(a)  # torch leaves the exponent of inf and NaN unspecified
+        assert torch.equal(exponent[finite], want_e[finite])
+
+
 def test_index_out_of_range_is_an_error_on_cpu():
     x = torch.randn(4, 3)
     with pytest.raises(vf.UserError, match=r"prims.take .* index 4 is out of range"):
@@ -371,7 +405,7 @@ def test_every_prim_is_covered():
                | {"where", "lerp", "convert_element_type", "prod", "var", "var_mean", "transpose", "reshape",
                   "slice_prim", "broadcast_in_dim", "squeeze", "flip", "cat", "pad", "full", "iota", "take",
                   "take_along_axis", "gather", "bitwise_left_shift", "bitwise_right_shift", "nextafter", "zeta",
-                  "uniform_philox", "scatter_add"} | set(REDUCTIONS))
+                  "uniform_philox", "scatter_add", "cumsum", "frexp_mantissa", "frexp_exponent"} | set(REDUCTIONS))
     prims = {name for name, _, _ in vf._viewfuse.op_table()}
     assert prims - covered == set()
 

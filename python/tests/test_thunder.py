@@ -405,6 +405,31 @@ def test_embedding_and_cross_entropy_pick_fuse(device):
     assert {"embedding_backward", "scatter_add"} <= fused, str(backward)
 
 
+def test_cumsum_and_frexp_fuse(device):
+    """torch.cumsum (with its backward, a flip, a cumsum and a flip) and torch.frexp run inside
+    viewfuse regions with their neighbours; values and the gradient equal eager's."""
+    torch.manual_seed(2)
+    w = torch.randn(4, 33, device=device, requires_grad=True)
+
+    def fn(x):
+        c = torch.cumsum(torch.exp(x) * w, 1)
+        m, e = torch.frexp(c)
+        return c * 0.5, m + e
+
+    x = torch.randn(4, 33, device=device)
+    jfn = thunder.jit(fn, executors=[viewfuse_ex])
+    (got, got_me), (want, want_me) = jfn(x), fn(x)
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(got_me, want_me)
+    g = torch.randn_like(want)
+    torch.testing.assert_close(torch.autograd.grad(got, w, g)[0], torch.autograd.grad(want, w, g)[0])
+    for trace in (thunder.last_traces(jfn)[-1], thunder.last_backward_traces(jfn)[-1]):
+        left = {b.sym.name for b in trace.bound_symbols if b.sym.executor is not None and not b.sym.is_fusion}
+        assert not left & {"cumsum", "frexp", "flip"}, str(trace)
+    fused = {s.sym.name for b in thunder.last_traces(jfn)[-1].bound_symbols if b.sym.is_fusion for s in b.subsymbols}
+    assert {"cumsum", "frexp"} <= fused
+
+
 def test_deterministic_scatters_repeat_bit_for_bit(device):
     """With vf_deterministic=True an embedding's weight gradient (many repeated ids) is the same
     bits on every run, and eager's within rounding."""

@@ -12,9 +12,11 @@ from ._trace_text import literal
 
 # Prim names (ops.def) and how many results each gives.
 _PRIMS = {name: outputs for name, _category, outputs in _viewfuse.op_table()}
-# The torch spellings the trace reader accepts besides the prims, and how a trace calls each
-# (torch.<name>); a prim of the same name (reshape, transpose, squeeze, cat) takes precedence.
-_TORCH_SPELLINGS = {name: callee for name, callee in _viewfuse.torch_spellings() if name not in _PRIMS}
+# The torch spellings the trace reader accepts besides the prims, how a trace calls each
+# (torch.<name>) and how many results it gives; a prim of the same name (reshape, transpose,
+# squeeze, cat, cumsum) takes precedence.
+_TORCH_SPELLINGS = {name: (callee, outputs) for name, callee, outputs in _viewfuse.torch_spellings()
+                    if name not in _PRIMS}
 
 
 class Value:
@@ -59,7 +61,7 @@ class _Ops:
         if name in _PRIMS:
             callee, outputs = "prims." + name, _PRIMS[name]
         elif name in _TORCH_SPELLINGS:
-            callee, outputs = _TORCH_SPELLINGS[name], 1
+            callee, outputs = _TORCH_SPELLINGS[name]
         else:
             raise AttributeError(f"viewfuse has no op '{name}' (ops: {', '.join(sorted(self.names()))})")
         fd = self._fd

@@ -41,7 +41,10 @@ from .fusion_definition import from_trace as _vf_from_trace
 
 __all__ = ["ViewfuseExecutor", "viewfuse_ex"]
 
-_PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()}
+# viewfuse's prims that Thunder has no prim of: frexp's two results (Thunder's prims.frexp gives both)
+# and cumsum (Thunder's is torch-level): the reader writes those calls as them (_COMPOSITES).
+_VIEWFUSE_ONLY = {"frexp_mantissa", "frexp_exponent", "cumsum"}
+_PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()} - _VIEWFUSE_ONLY
 # Elementwise prims of several operands: Thunder lets a CPU scalar tensor (0-dim) be one of them
 # beside tensors of any shape and device, as a number.
 _MULTI_OPERAND = {name for name, category, _ in _viewfuse.op_table() if category in ("binary", "ternary")}
@@ -60,10 +63,12 @@ _PRIM_OF_ID = {getattr(prims, name).id: name for name in _PRIMS}
 _IDENTITIES = {prims.shallow_copy.id, prims.stride_order.id, prims.clone.id}
 # Symbols without viewfuse prims that the trace reader writes as several prims (lower_call.cpp),
 # by the name it reads them under: Thunder's nll_loss_backward (torch-level), its argmax and argmin
-# prims, and its index_add and embedding_backward prims (scatter_add of a spread index).
+# prims, its index_add and embedding_backward prims (scatter_add of a spread index), its frexp prim
+# (frexp_mantissa and frexp_exponent) and its torch-level cumsum (a conversion and prims.cumsum).
 _COMPOSITES = {ltorch.nll_loss_backward.id: "ltorch.nll_loss_backward", prims.argmax.id: "prims.argmax",
                prims.argmin.id: "prims.argmin", prims.index_add.id: "prims.index_add",
-               prims.embedding_backward.id: "prims.embedding_backward"}
+               prims.embedding_backward.id: "prims.embedding_backward", prims.frexp.id: "prims.frexp",
+               ltorch.cumsum.id: "ltorch.cumsum"}
 
 
 def _dtype_ok(dtype) -> bool:
@@ -172,6 +177,15 @@ def _nll_loss_backward_checker(g, a, target, weight, reduction, ignore_index, to
     elementwise prims over a's shape, so that it fuses with the log-softmax backward beside it."""
     return (reduction in ("none", "sum", "mean") and isinstance(ignore_index, int)
             and _checker(g, a, target, weight, total_weight))
+
+
+def _cumsum_checker(a, dim, *, dtype=None) -> bool:
+    """Claims cumsum to a numeric dtype (torch's of a bool input, without dtype=, sums in int64)."""
+    return (dtype is None or not thunder.dtypes.is_boolean_dtype(dtype)) and _checker(a, dim, dtype=dtype)
+
+
+def _frexp_checker(a) -> bool:
+    return thunder.dtypes.is_float_dtype(a.dtype) and _checker(a)
 
 
 def _arg_extreme_checker(a, dim) -> bool:
@@ -411,6 +425,8 @@ class ViewfuseExecutor(FusionExecutor):
             self.register_supported(sym.id, _scatter_checker)
         for sym in (prims.embedding_backward, ltorch.embedding_backward):
             self.register_supported(sym.id, _embedding_backward_checker)
+        self.register_supported(ltorch.cumsum.id, _cumsum_checker)
+        self.register_supported(prims.frexp.id, _frexp_checker)
         self.register_supported(prims.argmax.id, _arg_extreme_checker)
         self.register_supported(prims.argmin.id, _arg_extreme_checker)
         self.register_supported(prims.shallow_copy.id, _checker)

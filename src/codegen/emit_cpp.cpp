@@ -4,7 +4,8 @@
 // points in row-major order. An entry call covers [begin, end): a flat nest (every buffer
 // contiguous in the loop order) is one plain loop over element positions; any other nest unravels
 // its first point once and then walks the innermost dim in a plain loop, carrying into outer dims.
-// A scatter nest is one work item, whose call walks all of its points in order.
+// A scatter nest is one work item, whose call walks all of its points in order; a scan nest has a
+// work item per line, which walks the line in order.
 #include "codegen/emit_source.h"
 
 namespace vf {
@@ -71,9 +72,41 @@ void emit_reduction_nest(const LoopNest& nest, int n, std::string& out) {
   out += "    }\n  }\n";
 }
 
+// A scan nest: each work item is a line (a position of the loop vars but walk_dim), walked in order
+// with its accumulators from 0.
+void emit_scan_nest(const LoopNest& nest, int n, std::string& out) {
+  const size_t rank = nest.extents.size(), along = static_cast<size_t>(nest.walk_dim);
+  const std::string p = "n" + std::to_string(n) + "_";
+  std::vector<std::string> vars;
+  out += "  {\n";
+  std::string lines = "1";
+  for (size_t d = 0; d < rank; ++d) {
+    out += "    const vf_i64 " + p + "s" + std::to_string(d) + " = a.f" + std::to_string(nest.extents[d]) + ";\n";
+    if (d != along) lines += " * " + p + "s" + std::to_string(d);
+    vars.push_back(p + "i" + std::to_string(d));
+  }
+  out += "    const vf_i64 lines = " + lines + ";\n";
+  out += "    const vf_i64 lo = begin - base > 0 ? begin - base : 0;\n";
+  out += "    const vf_i64 hi = end - base < lines ? end - base : lines;\n";
+  out += "    base += lines;\n";
+  out += "    for (vf_i64 line = lo; line < hi; ++line) {\n";
+  out += "      vf_i64 rest = line;\n";
+  emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_i64 ", "      ", out, along);
+  out += "      (void)rest;\n";
+  emit_scan_accumulators(nest, "      ", out);
+  const std::string& v = vars[along];
+  out += "      for (vf_i64 " + v + " = 0; " + v + " < " + p + "s" + std::to_string(along) + "; ++" + v + ") {\n";
+  emit_nest_body(nest, vars, "vf_i64", "        ", out);
+  out += "      }\n    }\n  }\n";
+}
+
 void emit_nest(const LoopNest& nest, int n, NestKind kind, std::string& out) {
   if (kind == NestKind::Reduction) {
     emit_reduction_nest(nest, n, out);
+    return;
+  }
+  if (nest.scan) {
+    emit_scan_nest(nest, n, out);
     return;
   }
   const size_t rank = nest.extents.size();

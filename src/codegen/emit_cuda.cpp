@@ -267,11 +267,11 @@ void emit_row_vector(const LoopNest& nest, const NestSchedule& schedule, bool in
   out += "    }\n";
 }
 
-// NestKind::OrderedScatter: a thread per position of the index's dims but the scatter's, which walks
-// the scatter dim in order, so each output element receives its adds in the index's row-major
-// order (no two threads add into one element).
-void emit_ordered_scatter(const LoopNest& nest, int n, std::string& out) {
-  const size_t rank = nest.extents.size(), along = static_cast<size_t>(nest.scatter_dim);
+// NestKind::Walk: a thread per line (a position of the loop vars but walk_dim), which walks
+// walk_dim in order: an in-order scatter's adds, a scan's running sums (its accumulators start at 0
+// per line).
+void emit_walk_nest(const LoopNest& nest, int n, std::string& out) {
+  const size_t rank = nest.extents.size(), along = static_cast<size_t>(nest.walk_dim);
   const std::string p = "n" + std::to_string(n) + "_";
   std::vector<std::string> vars;
   std::string numel = "(vf_i64)1";
@@ -285,18 +285,9 @@ void emit_ordered_scatter(const LoopNest& nest, int n, std::string& out) {
   out += "    for (vf_i64 flat = (vf_i64)blockIdx.x * blockDim.x + threadIdx.x; flat < numel;\n";
   out += "         flat += (vf_i64)gridDim.x * blockDim.x) {\n";
   out += "      vf_i64 rest = flat;\n";
-  const size_t outermost = along == 0 ? 1 : 0;
-  for (size_t d = rank; d-- > 0;) {
-    if (d == along) continue;
-    const std::string size = p + "s" + std::to_string(d);
-    if (d == outermost) {
-      out += "      const vf_index " + vars[d] + " = (vf_index)rest;\n";
-    } else {
-      out += "      const vf_index " + vars[d] + " = (vf_index)(rest % " + size + ");\n";
-      out += "      rest /= " + size + ";\n";
-    }
-  }
+  emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "      ", out, along);
   out += "      (void)rest;\n";
+  emit_scan_accumulators(nest, "      ", out);
   const std::string& v = vars[along];
   out += "      for (vf_index " + v + " = 0; " + v + " < " + p + "s" + std::to_string(along) + "; ++" + v + ") {\n";
   emit_nest_body(nest, vars, "vf_index", "        ", out);
@@ -304,8 +295,8 @@ void emit_ordered_scatter(const LoopNest& nest, int n, std::string& out) {
 }
 
 void emit_nest(const LoopNest& nest, int n, const NestSchedule& schedule, const KernelAbi& abi, std::string& out) {
-  if (schedule.kind == NestKind::OrderedScatter) {
-    emit_ordered_scatter(nest, n, out);
+  if (schedule.kind == NestKind::Walk) {
+    emit_walk_nest(nest, n, out);
     return;
   }
   if (schedule.kind == NestKind::Tiled) {

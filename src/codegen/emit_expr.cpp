@@ -148,6 +148,8 @@ const char* fn_name(OpKind op) {
     case OpKind::IsFinite: return "vf_isfinite";
     case OpKind::BitwiseNot: return "vf_bitwise_not";
     case OpKind::Signbit: return "vf_signbit";
+    case OpKind::FrexpMantissa: return "vf_frexp_mantissa";
+    case OpKind::FrexpExponent: return "vf_frexp_exponent";
     case OpKind::Add: return "vf_add";
     case OpKind::Sub: return "vf_sub";
     case OpKind::Mul: return "vf_mul";
@@ -187,9 +189,9 @@ std::string apply_expr(const ValueExpr& e, const std::vector<std::string>& x) {
   std::string call = std::string(fn) + "(";
   for (size_t i = 0; i < x.size(); ++i) call += (i ? ", " : "") + x[i];
   call += ")";
-  // Ops that give bool (isfinite, signbit) need no rounding, nor do negation and absolute value
-  // (exact: their operand is a value of the type); others round half results.
-  const bool exact = e.fn == OpKind::Neg || e.fn == OpKind::Abs;
+  // Ops that give bool (isfinite, signbit) need no rounding, nor do negation, absolute value and
+  // frexp's mantissa (exact: their operand is a value of the type); others round half results.
+  const bool exact = e.fn == OpKind::Neg || e.fn == OpKind::Abs || e.fn == OpKind::FrexpMantissa;
   return e.dtype == e.operand_dtype && !exact ? rounded(e.dtype, call) : call;
 }
 
@@ -310,14 +312,23 @@ void emit_args_struct(const KernelAbi& abi, std::string& out, const std::byte* b
 }
 
 void emit_position_unravel(const std::vector<std::string>& vars, size_t first, size_t end, const std::string& size_prefix,
-                           const std::string& rest, const std::string& decl, const std::string& indent, std::string& out) {
+                           const std::string& rest, const std::string& decl, const std::string& indent, std::string& out,
+                           size_t skip) {
+  const size_t outermost = first == skip ? first + 1 : first;
   for (size_t d = end; d-- > first;) {
+    if (d == skip) continue;
     const std::string size = size_prefix + std::to_string(d);
-    if (d > first)
+    if (d > outermost)
       out += indent + decl + vars[d] + " = " + rest + " % " + size + ";\n" + indent + rest + " /= " + size + ";\n";
     else
       out += indent + decl + vars[d] + " = " + rest + ";\n";
   }
+}
+
+void emit_scan_accumulators(const LoopNest& nest, const std::string& indent, std::string& out) {
+  for (size_t id = 0; id < nest.values.size(); ++id)
+    if (nest.values[id].op == ValueOp::Scanned)
+      out += indent + compute_type(nest.values[id].dtype) + " sc" + std::to_string(id) + " = 0;\n";
 }
 
 std::string index_ref(const LoopNest& nest, int id, const std::vector<std::string>& vars) {
@@ -387,6 +398,7 @@ std::string value_def(const LoopNest& nest, int id, const std::vector<std::strin
     case ValueOp::Cast: def = convert(e.dtype, x[0]); break;
     case ValueOp::Select: def = "(" + ix(e.pred) + " ? " + x[0] + " : " + x[1] + ")"; break;
     case ValueOp::Reduced: def = convert(e.dtype, "acc" + std::to_string(e.param)); break;
+    case ValueOp::Scanned: def = "vf_scan_add(sc" + std::to_string(id) + ", " + x[0] + ")"; break;
   }
   return def;
 }

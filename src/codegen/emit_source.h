@@ -46,9 +46,13 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
 
 // Statements unravelling the row-major position in variable `rest` into vars[first, end), whose
 // sizes are `size_prefix`<d>: `decl` vars[d] = rest % size; rest /= size (the first dim takes
-// what is left). `rest` must be a mutable variable of the index type.
+// what is left). `rest` must be a mutable variable of the index type. Dim `skip` is left out (a
+// line's position: the dims but the one it runs along).
 void emit_position_unravel(const std::vector<std::string>& vars, size_t first, size_t end, const std::string& size_prefix,
-                           const std::string& rest, const std::string& decl, const std::string& indent, std::string& out);
+                           const std::string& rest, const std::string& decl, const std::string& indent, std::string& out,
+                           size_t skip = static_cast<size_t>(-1));
+// A scan nest's accumulators, at 0: `sc<id>` for each Scanned value id (declared before its walk).
+void emit_scan_accumulators(const LoopNest& nest, const std::string& indent, std::string& out);
 
 // Definitions of the index expressions `roots` need, and the expression naming index id.
 void emit_index_defs(const LoopNest& nest, const std::vector<int>& roots, const std::vector<std::string>& vars,

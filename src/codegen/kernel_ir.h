@@ -72,6 +72,7 @@ enum class ValueOp : uint8_t {
   Cast,      // args[0] from operand_dtype to dtype
   Select,    // pred ? args[0] : args[1]
   Reduced,   // the result of reduction `param` of the nest (rounded to dtype), after its phase
+  Scanned,   // a scan nest's running sum of args[0] along walk_dim, this point's included, in dtype
   // Made by rewrites of the lowered IR (fold_tanh_gelu.h), float and double only:
   OnePlusTanh,       // 1 + tanh(args[0]) (fn Add) or 1 - tanh(args[0]) (fn Sub), as 2 / (1 + exp(-2u))
   HalfXOnePlusTanh,  // 0.5 * args[0] * (1 + tanh(args[1])), as x / (1 + exp(-2u))
@@ -138,11 +139,16 @@ struct LoopNest {
   // that the launch zeroes first (KernelAbi::zeroed_outputs). The CPU walks its points in order in
   // one work item; CUDA threads take points in any order and add with atomics.
   bool scatter = false;
-  int scatter_dim = -1;    // a scatter nest: the loop var along which its stores may meet
+  // A scatter nest: the loop var along which its stores may meet; a scan nest: the var it scans.
+  int walk_dim = -1;
   // A scatter nest whose adds must come in the index's row-major order on every backend
   // (PlanOptions::deterministic_scatters): on CUDA a thread per position of the other vars walks
-  // scatter_dim in order (NestKind::OrderedScatter).
+  // walk_dim in order (NestKind::Walk).
   bool in_order = false;
+  // A scan nest: a pointwise nest over a scan's result whose Scanned values run along walk_dim.
+  // Each line (a position of the other vars) is walked in order by one thread (CUDA) or within one
+  // work item (CPU: a work item per line), its Scanned accumulators starting at 0.
+  bool scan = false;
   // Every load and store is unguarded and contiguous in the nest's row-major order, so element
   // k of the flattened space is at offset + k in every buffer: emitted without index math.
   bool flat = true;

@@ -11,6 +11,8 @@ std::string kernel_name(const Fusion& segment, const KernelIR& ir) {
   for (size_t k = 0; k < ir.nests.size(); ++k)
     if (ir.nests[k].scatter) {
       name = "vf_scatter_add";
+    } else if (ir.nests[k].scan) {
+      name = "vf_scan";
     } else if (ir.nests[k].is_reduction()) {
       name = ir.nests[k].serial ? "vf_column_reduction"
              : ir.abi.nests.at(k).inner_reduced ? "vf_reduction"

@@ -46,6 +46,10 @@ LoweredKernel KernelLowering::run() {
       lower_scatter_nest(*node);
       return finish();
     }
+    if (op_category(node->op) == OpCategory::Scan && node->output() == outputs.at(0)) {
+      lower_scan_nest(*node);
+      return finish();
+    }
   }
   for (const auto& node : fusion_.nodes()) {
     if (op_category(node->op) == OpCategory::Reduction) {
@@ -562,6 +566,8 @@ int KernelLowering::lower_node(const Node& n, const Value* out, const std::vecto
       return lower_reduction(n, out, idx, pred);
     case OpKind::ScatterAdd:  // complete only after its own kernel: read from its buffer
       return unsupported(detail::concat("prims.scatter_add ", out->name, " is read in the kernel that computes it"));
+    case OpKind::Cumsum:  // likewise: each element needs the line before it
+      return unsupported(detail::concat("prims.cumsum ", out->name, " is read in the kernel that computes it"));
     default:
       break;
   }

@@ -39,7 +39,7 @@ void KernelLowering::lower_scatter_nest(const Node& n) {
                     ": the kernels accumulate only onto zeros of f32, f64, i32 or i64 (passes/zero_based_scatters.h)");
   nest_ = &ir_.nests.emplace_back();
   nest_->scatter = true;
-  nest_->scatter_dim = static_cast<int>(n.attr<AxisAttrs>().dim);
+  nest_->walk_dim = static_cast<int>(n.attr<AxisAttrs>().dim);
   nest_->flat = false;
   memo_.clear();
   ir_.abi.nests.push_back({-1, index->numel(), 0});

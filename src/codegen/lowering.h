@@ -114,6 +114,8 @@ class KernelLowering {
   void lower_reduction_nest(const Node& first);
   // A scatter nest (lower_scatter.cpp): the segment's one output is scatter_add n's result.
   void lower_scatter_nest(const Node& n);
+  // A scan nest (lower_scan.cpp): the segment's one output is cumsum n's result.
+  void lower_scan_nest(const Node& n);
   // Stores output o at idx: `value`, or (-1) the output's own value there.
   void store_output(int o, const std::vector<int>& idx, bool row, int value = -1);
   void store_column(int o, const Node& n, const std::vector<int>& idx);

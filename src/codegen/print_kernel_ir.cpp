@@ -119,6 +119,7 @@ class NestPrinter {
       case ValueOp::OnePlusTanh:
         return std::string(e.fn == OpKind::Sub ? "one_minus_tanh " : "one_plus_tanh ") + dtype + "(" + args(e) + ")";
       case ValueOp::HalfXOnePlusTanh: return "half_x_one_plus_tanh " + dtype + "(" + args(e) + ")";
+      case ValueOp::Scanned: return "scanned " + dtype + " running sum(" + args(e) + ")";
     }
     return "?";
   }
@@ -132,6 +133,9 @@ class NestPrinter {
     else if (nest_.scatter)
       out += " scatter over the index " + list(nest_.extents) + ", adding into out" +
              std::to_string(ir_.abi.fields.at(static_cast<size_t>(nest_.stores.at(0).param)).a) + " (zeroed first)\n";
+    else if (nest_.scan)
+      out += " scan over " + list(nest_.extents) + ", " + std::to_string(abi.rows) + " line(s) along i" +
+             std::to_string(nest_.walk_dim) + ", each walked in order\n";
     else
       out += " pointwise over out" + std::to_string(abi.output) + " " + list(nest_.extents) + (nest_.flat ? ", flat" : "") +
              "\n";
@@ -234,7 +238,7 @@ std::string print_schedule(const KernelIR& ir, const KernelSchedule& schedule) {
     out += "  nest #" + std::to_string(n) + " " + nest_kind_name(s.kind);
     switch (s.kind) {
       case NestKind::Loop: break;
-      case NestKind::OrderedScatter: out += ": a thread per position walks i" + std::to_string(ir.nests[n].scatter_dim) + " in order"; break;
+      case NestKind::Walk: out += ": a thread per line walks i" + std::to_string(ir.nests[n].walk_dim) + " in order"; break;
       case NestKind::FlatVector: case NestKind::RowVector: out += ": " + vector_text(s.vector); break;
       case NestKind::Tiled: out += ": " + tile_text(s.tile); break;
       case NestKind::Reduction:
@@ -259,7 +263,7 @@ const char* nest_kind_name(NestKind kind) {
     case NestKind::RowVector: return "row-vector";
     case NestKind::Tiled: return "tiled";
     case NestKind::Reduction: return "reduction";
-    case NestKind::OrderedScatter: return "ordered-scatter";
+    case NestKind::Walk: return "walk";
   }
   return "?";
 }

@@ -23,9 +23,9 @@ enum class NestKind : uint8_t {
   RowVector,   // CUDA: packs along the innermost dim, the outer index unravelled once per pack
   Tiled,       // CUDA: through shared-memory tiles of (the transposed dim, the innermost dim)
   Reduction,   // rows of a reduction nest: a team of threads per row (CUDA), a row per work item (CPU)
-  // CUDA: a scatter nest in order (LoopNest::in_order): a thread per position of the other loop
-  // dims walks the scatter dim in order.
-  OrderedScatter,
+  // CUDA: a scan nest, or a scatter nest in order (LoopNest::in_order): a thread per position of
+  // the other loop dims walks LoopNest::walk_dim in order.
+  Walk,
 };
 const char* nest_kind_name(NestKind kind);  // "loop", "flat-vector", ...
 

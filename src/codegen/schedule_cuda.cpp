@@ -424,7 +424,7 @@ void choose_dividers(const LoopNest& nest, KernelAbi& abi, NestSchedule& s) {
   const size_t rank = nest.extents.size();
   std::vector<std::pair<int, int64_t>> sizes;
   switch (s.kind) {
-    case NestKind::Loop: case NestKind::FlatVector: case NestKind::OrderedScatter:
+    case NestKind::Loop: case NestKind::FlatVector: case NestKind::Walk:
       return;
     case NestKind::RowVector:  // the loop dims, the innermost counted in packs
       for (size_t d = 0; d < rank; ++d) sizes.emplace_back(nest.extents[d], d + 1 == rank ? s.vector.v : 1);
@@ -469,10 +469,14 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir) {
     const LoopNest& nest = ir.nests[n];
     const int64_t rank = static_cast<int64_t>(nest.extents.size());
     if (nest.is_reduction()) continue;
+    if (nest.scan) {  // a thread per line (the lowering counted the lines as the nest's rows)
+      s.nests[n].kind = NestKind::Walk;
+      continue;
+    }
     if (nest.scatter) {  // a plain loop of atomic adds, or a walk of the scatter dim per thread
       if (nest.in_order && !nest.extents.empty()) {
-        s.nests[n].kind = NestKind::OrderedScatter;
-        const int64_t along = s.abi.fields.at(static_cast<size_t>(nest.extents.at(static_cast<size_t>(nest.scatter_dim)))).value;
+        s.nests[n].kind = NestKind::Walk;
+        const int64_t along = s.abi.fields.at(static_cast<size_t>(nest.extents.at(static_cast<size_t>(nest.walk_dim)))).value;
         AbiNest& abi = s.abi.nests[n];
         abi.rows = along == 0 ? 0 : abi.rows / along;  // a thread per position of the other dims
       }

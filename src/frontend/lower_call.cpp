@@ -86,6 +86,8 @@ class Lowering {
   std::vector<Value*> index_add_of(const Expr& a, const Expr& index_at, const Expr& value_at, const Expr& dim_at,
                                    std::string_view what);
   std::vector<Value*> embedding_backward();
+  std::vector<Value*> cumsum();
+  std::vector<Value*> frexp();
   std::vector<Value*> slice_prim_impl();
   std::vector<Value*> squeeze();
   std::vector<Value*> transpose();
@@ -258,6 +260,10 @@ std::vector<Value*> Lowering::prim(OpKind op) {
     case OpCategory::Scatter: {
       auto a = bind({"a", "index", "value", "dim"}, 4);
       return emit(op, {tensor(*a[0]), tensor(*a[1]), tensor(*a[2])}, AxisAttrs{integer(*a[3], "dim")});
+    }
+    case OpCategory::Scan: {
+      auto a = bind({"a", "dim"}, 2);
+      return emit(op, {tensor(*a[0])}, AxisAttrs{integer(*a[1], "dim")});
     }
     case OpCategory::Reduction: {
       if (op == OpKind::Var || op == OpKind::VarMean) {
@@ -516,6 +522,30 @@ std::vector<Value*> Lowering::index_add() {
   return index_add_of(*a[0], *a[1], *a[2], *a[3], "value");
 }
 
+// torch.cumsum(a, dim, dtype=None): prims.cumsum of a converted to dtype, or, without one, of bool
+// and integer inputs converted to int64 (torch's result dtype).
+std::vector<Value*> Lowering::cumsum() {
+  auto a = bind({"a", "dim", "dtype"}, 2);
+  Value* t = tensor(*a[0]);
+  const DType to = a[2] && a[2]->kind != Expr::Kind::None ? dtype(*a[2])
+                   : is_floating(t->dtype)                  ? t->dtype
+                                                            : DType::Int64;
+  if (is_bool(to)) fail(*a[2], "expected a numeric dtype, got b8");
+  if (to != t->dtype) t = emit_step(OpKind::ConvertElementType, {t}, CastAttrs{to}, "converted");
+  return emit(OpKind::Cumsum, {t}, AxisAttrs{integer(*a[1], "dim")});
+}
+
+// prims.frexp(a) and torch.frexp(a): the mantissa and the exponent, an op each.
+std::vector<Value*> Lowering::frexp() {
+  auto a = bind({"a"}, 1);
+  Value* x = tensor(*a[0]);
+  auto named = [&](size_t k) {
+    return output_names_.size() == 2 ? std::vector<std::string>{output_names_[k]} : std::vector<std::string>{};
+  };
+  return {add_at_call(OpKind::FrexpMantissa, {x}, NoAttrs{}, named(0)).at(0),
+          add_at_call(OpKind::FrexpExponent, {x}, NoAttrs{}, named(1)).at(0)};
+}
+
 // torch.scatter_add(a, dim, index, src): prims.scatter_add.
 std::vector<Value*> Lowering::torch_scatter_add() {
   auto a = bind({"a", "dim", "index", "src"}, 4);
@@ -692,6 +722,7 @@ std::vector<Value*> Lowering::flatten() {
 struct TorchSpellingEntry {
   std::string_view name;
   std::vector<Value*> (Lowering::*lower)();
+  int outputs = 1;
 };
 constexpr TorchSpellingEntry kTorchSpellings[] = {
     {"permute", &Lowering::permute},     {"reshape", &Lowering::reshape},
@@ -703,6 +734,7 @@ constexpr TorchSpellingEntry kTorchSpellings[] = {
     {"gather", &Lowering::gather},     {"nll_loss_backward", &Lowering::nll_loss_backward},
     {"scatter_add", &Lowering::torch_scatter_add}, {"index_add", &Lowering::torch_index_add},
     {"embedding_backward", &Lowering::embedding_backward},
+    {"cumsum", &Lowering::cumsum},     {"frexp", &Lowering::frexp, 2},
 };
 
 // Prims of Thunder's that ops.def does not have, which the reader writes as other prims.
@@ -711,6 +743,7 @@ constexpr TorchSpellingEntry kCompositePrims[] = {
     {"argmin", &Lowering::argmin},
     {"index_add", &Lowering::index_add},
     {"embedding_backward", &Lowering::embedding_backward},
+    {"frexp", &Lowering::frexp, 2},
 };
 
 std::vector<Value*> Lowering::torch(const std::string& fn) {
@@ -733,7 +766,8 @@ std::string torch_function(const std::string& callee) {
 std::vector<TorchSpelling> torch_spellings() {
   std::vector<TorchSpelling> out;
   for (const TorchSpellingEntry& e : kTorchSpellings)
-    out.push_back({e.name, e.name == "slice_prim_impl" ? "torch_slice_prim_impl" : "torch." + std::string(e.name)});
+    out.push_back({e.name, e.name == "slice_prim_impl" ? "torch_slice_prim_impl" : "torch." + std::string(e.name),
+                   e.outputs});
   return out;
 }
 

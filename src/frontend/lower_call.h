@@ -49,6 +49,7 @@ std::vector<Value*> lower_call(TraceScope& scope, const Expr& call, const std::v
 struct TorchSpelling {
   std::string_view name;  // "permute"
   std::string callee;     // "torch.permute" (also read: ltorch.permute, Tensor.permute, torch.Tensor.permute)
+  int outputs = 1;        // the results a call gives (frexp: 2)
 };
 std::vector<TorchSpelling> torch_spellings();
 

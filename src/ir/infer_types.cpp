@@ -120,7 +120,7 @@ bool float_only(OpKind op) {
     case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Atan2: case OpKind::Lerp:
     case OpKind::Acosh: case OpKind::Asinh: case OpKind::Atanh: case OpKind::Lgamma: case OpKind::Digamma:
     case OpKind::Erfcinv: case OpKind::Ndtri: case OpKind::Nextafter: case OpKind::Zeta:
-    case OpKind::Var: case OpKind::VarMean:
+    case OpKind::FrexpMantissa: case OpKind::FrexpExponent: case OpKind::Var: case OpKind::VarMean:
       return true;
     default:
       return false;
@@ -131,7 +131,7 @@ bool rejects_bool(OpKind op) {
   switch (op) {
     case OpKind::Abs: case OpKind::Neg: case OpKind::Floor: case OpKind::Ceil:
     case OpKind::Round: case OpKind::Trunc: case OpKind::Sub: case OpKind::Div: case OpKind::Pow: case OpKind::Fmod: case OpKind::Remainder: case OpKind::Sum:
-    case OpKind::Prod: case OpKind::BitwiseLeftShift: case OpKind::BitwiseRightShift:
+    case OpKind::Prod: case OpKind::BitwiseLeftShift: case OpKind::BitwiseRightShift: case OpKind::Cumsum:
       return true;
     default:
       return false;
@@ -405,7 +405,7 @@ bool attrs_match(OpKind op, const OpAttrs& attrs) {
     case OpKind::Var: case OpKind::VarMean: return std::holds_alternative<VarAttrs>(attrs);
     case OpKind::Pad: return std::holds_alternative<PadAttrs>(attrs);
     case OpKind::Cat: case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather:
-    case OpKind::ScatterAdd:
+    case OpKind::ScatterAdd: case OpKind::Cumsum:
       return std::holds_alternative<AxisAttrs>(attrs);
     case OpKind::ConvertElementType: return std::holds_alternative<CastAttrs>(attrs);
     case OpKind::Full: return std::holds_alternative<FullAttrs>(attrs);
@@ -435,7 +435,8 @@ std::vector<ValueType> infer_types(OpKind op, const std::vector<Value*>& inputs,
       c.arity(1);
       const Value& in = c.tensor(0);
       check_dtype_class(c, op, in.dtype);
-      return {tensor_type(gives_bool(op) ? DType::Bool : in.dtype, in.shape)};
+      const DType out = gives_bool(op) ? DType::Bool : op == OpKind::FrexpExponent ? DType::Int32 : in.dtype;
+      return {tensor_type(out, in.shape)};
     }
     case OpCategory::Binary: {
       c.arity(2);
@@ -472,6 +473,15 @@ std::vector<ValueType> infer_types(OpKind op, const std::vector<Value*>& inputs,
       return infer_reduction(c, op, attrs);
     case OpCategory::Scatter:
       return infer_scatter(c, attrs);
+    case OpCategory::Scan: {
+      c.arity(1);
+      const Value& in = c.tensor(0);
+      check_dtype_class(c, op, in.dtype);
+      auto& dim = std::get<AxisAttrs>(attrs).dim;
+      // A 0-dim tensor's dim 0 (or -1) is the tensor itself, as in torch.cumsum.
+      dim = in.rank() == 0 && (dim == 0 || dim == -1) ? 0 : c.dim(dim, in.rank());
+      return {tensor_type(in.dtype, in.shape)};
+    }
     case OpCategory::Creation: {
       if (op == OpKind::UniformPhilox) {
         const auto& a = std::get<UniformAttrs>(attrs);

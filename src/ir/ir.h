@@ -15,7 +15,8 @@
 // - Elementwise ops take operands of one shape (broadcast_in_dim makes broadcasts explicit) and one
 //   tensor dtype. Scalars are weak and take the tensor operands' dtype; a scalar of a stronger kind
 //   than the tensors (a float with integer tensors) is an error. Comparisons, isfinite and signbit
-//   give bool.
+//   give bool. frexp_mantissa and frexp_exponent (floating operands) are C's frexp: a = m * 2^e with
+//   0.5 <= |m| < 1, e int32; zero, inf and NaN give m = a and e = 0.
 // - float16 and bfloat16 arithmetic is computed in float32 and rounded to the dtype after each op,
 //   as PyTorch eager does. Reductions of half types accumulate in float32.
 // - Integer arithmetic wraps (two's complement). Integer div truncates toward zero; remainder takes
@@ -47,6 +48,10 @@
 //   float sum may differ from the reference's in its last bits. bool is not accepted. Thunder's
 //   index_add(a, index, value, dim) (index 1-D) is scatter_add with index broadcast along the
 //   other dims of value.
+// - cumsum(a, dim): out[..., i, ...] = a[..., 0, ...] + ... + a[..., i, ...], summed in order from 0
+//   in the compute type (float32 for the half types, int64 for integers, wrapping) and each
+//   element rounded to a's dtype once. bool is not accepted (the trace reader converts it, and
+//   narrow integers, to int64 first, as torch.cumsum does).
 // - uniform_philox(shape, minval, maxval, dtype, seed, offset) is counter-based: the element at
 //   row-major position i is minval + (maxval - minval) * u, computed in float32 (float64 for a
 //   float64 result) and rounded to dtype, where u in [0, 1) comes from Philox4x32-10 with key
@@ -83,7 +88,7 @@ enum class OpKind : uint8_t {
 #undef VF_OP
 };
 
-enum class OpCategory : uint8_t { View, Movement, Cast, Unary, Binary, Ternary, Reduction, Creation, Scatter };
+enum class OpCategory : uint8_t { View, Movement, Cast, Unary, Binary, Ternary, Reduction, Creation, Scatter, Scan };
 
 std::string_view op_name(OpKind op);  // the prim's name, "transpose"
 OpCategory op_category(OpKind op);

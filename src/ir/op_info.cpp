@@ -29,6 +29,7 @@ const char* op_category_name(OpCategory c) {
     case OpCategory::Reduction: return "reduction";
     case OpCategory::Creation: return "creation";
     case OpCategory::Scatter: return "scatter";
+    case OpCategory::Scan: return "scan";
   }
   return "?";
 }

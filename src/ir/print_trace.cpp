@@ -75,6 +75,9 @@ std::string call_args(const Node& node) {
     case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather:
       out << first_input() << ", " << operand(node.inputs.at(1)) << ", " << node.attr<AxisAttrs>().dim;
       break;
+    case OpKind::Cumsum:
+      out << first_input() << ", " << node.attr<AxisAttrs>().dim;
+      break;
     case OpKind::ScatterAdd:
       out << first_input() << ", " << operand(node.inputs.at(1)) << ", " << operand(node.inputs.at(2)) << ", "
           << node.attr<AxisAttrs>().dim;
@@ -108,7 +111,7 @@ std::string call_args(const Node& node) {
     case OpKind::Tanh: case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asin: case OpKind::Acos:
     case OpKind::Atan: case OpKind::Erf: case OpKind::Erfc: case OpKind::Erfinv: case OpKind::Sign:
     case OpKind::Acosh: case OpKind::Asinh: case OpKind::Atanh: case OpKind::Lgamma: case OpKind::Digamma:
-    case OpKind::Erfcinv: case OpKind::Ndtri:
+    case OpKind::Erfcinv: case OpKind::Ndtri: case OpKind::FrexpMantissa: case OpKind::FrexpExponent:
     case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::Trunc: case OpKind::IsFinite:
     case OpKind::BitwiseNot: case OpKind::Signbit: case OpKind::Add: case OpKind::Sub: case OpKind::Mul:
     case OpKind::Div: case OpKind::Pow: case OpKind::Maximum: case OpKind::Minimum: case OpKind::Fmod:

@@ -28,7 +28,13 @@ std::vector<int64_t> real_dims(const Node& n) {
   return dims;
 }
 
+// A cumsum along a dim of size 1 (or of a 0-dim tensor) sums one element per result.
+bool trivial_scan(const Node& n) {
+  return n.op == OpKind::Cumsum && (n.inputs[0]->rank() == 0 || n.inputs[0]->shape[n.attr<AxisAttrs>().dim] == 1);
+}
+
 Fold fold_of(const Node& n) {
+  if (trivial_scan(n)) return Fold::Drop;
   const std::vector<int64_t>* dims = reduced_dims(n);
   if (!dims || n.output()->numel() == 0) return Fold::None;
   const Value* in = n.inputs[0];
@@ -63,6 +69,11 @@ std::string fold_reduction(FusionRewriter& r, const Node& n) {
   const Fold fold = fold_of(n);
   const Value* in = n.inputs[0];
   const std::string head = detail::concat("prims.", op_name(n.op), " ", n.output()->name, ": ");
+  if (trivial_scan(n)) {
+    const Value* out = n.output();
+    r.replace(out, r.add(OpKind::Reshape, {r.map(in)}, ReshapeAttrs{out->shape}, out->name, n.line));
+    return head + "sums along a dim of size 1 of " + shape_to_string(in->shape) + ", so it is a reshape";
+  }
   if (fold == Fold::Identity) {
     const Value* out = n.output();
     r.replace(out, r.add(OpKind::Full, {}, FullAttrs{out->shape, identity(n.op, out->dtype), out->dtype}, out->name,

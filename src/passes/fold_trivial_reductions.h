@@ -12,7 +12,8 @@
 // (0, 1, the lowest or the highest value). Planning then sees views where the program had
 // reductions of one-element rows (RoPE's backward sums over a pair dim of size 1), and the
 // reductions left have the extents that decide which of them share a kernel. The results equal
-// the original's, but for the sign of a zero: a sum of one -0.0 is -0.0 here.
+// the original's, but for the sign of a zero: a sum of one -0.0 is -0.0 here. Likewise a cumsum
+// along a dim of size 1 (or of a 0-dim tensor) is a reshape of its input.
 #pragma once
 
 #include "ir/ir.h"

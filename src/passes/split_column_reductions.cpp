@@ -15,7 +15,7 @@ struct ColumnSplit {
   int64_t k = 0, chunk = 0;
 };
 
-ColumnSplit split_of(const Node& n) {
+ColumnSplit column_split_of(const Node& n) {
   if (n.op != OpKind::Sum && n.op != OpKind::Prod && n.op != OpKind::Amax && n.op != OpKind::Amin) return {};
   const Value* in = n.inputs[0];
   if (is_bool(in->dtype) || in->numel() == 0) return {};
@@ -33,7 +33,7 @@ ColumnSplit split_of(const Node& n) {
 
 // The rewrite of column reduction n (its split's chunk > 0), and its note.
 std::string split_columns(FusionRewriter& r, const Node& n) {
-  const ColumnSplit s = split_of(n);
+  const ColumnSplit s = column_split_of(n);
   const Value* in = n.inputs[0];
   const Value* out = n.output();
   Value* x = r.map(in);
@@ -65,7 +65,7 @@ std::string split_columns(FusionRewriter& r, const Node& n) {
 }  // namespace
 
 RewrittenFusion split_column_reductions(const Fusion& fusion) {
-  return rewrite_nodes(fusion, [](const Node& n) { return split_of(n).chunk > 0; }, split_columns);
+  return rewrite_nodes(fusion, [](const Node& n) { return column_split_of(n).chunk > 0; }, split_columns);
 }
 
 }  // namespace vf

@@ -120,6 +120,10 @@ C unary_float(OpKind op, C x) {
     case OpKind::Digamma: return static_cast<C>(digamma(static_cast<double>(x)));
     case OpKind::Erfcinv: return static_cast<C>(erfcinv(static_cast<double>(x)));
     case OpKind::Ndtri: return static_cast<C>(ndtri(static_cast<double>(x)));
+    case OpKind::FrexpMantissa: {
+      int e = 0;
+      return std::isfinite(x) ? std::frexp(x, &e) : x;
+    }
     // As torch.sign: (0 < x) - (x < 0), so NaN gives 0.
     case OpKind::Sign: return static_cast<C>((C(0) < x) - (x < C(0)));
     case OpKind::Floor: return std::floor(x);
@@ -164,6 +168,15 @@ bool unary_predicate(OpKind op, C x) {
   if constexpr (kIsFloatCompute<C>) return std::signbit(x);
   else if constexpr (std::is_same_v<C, int64_t>) return x < 0;
   else return false;
+}
+
+// frexp's exponent: 0 for zero, inf and NaN.
+template <typename C>
+int64_t frexp_exponent(C x) {
+  int e = 0;
+  if constexpr (kIsFloatCompute<C>)
+    if (std::isfinite(x)) std::frexp(x, &e);
+  return e;
 }
 
 // ---- Binary ----
@@ -301,6 +314,8 @@ HostTensor run_elementwise(const Node& node, const std::vector<HostArg>& inputs)
           C x = args[0].get<C>(index, dtype);
           if (predicate)
             store_as<bool>(p, to, unary_predicate<C>(op, x));
+          else if (op == OpKind::FrexpExponent)
+            store_as<int64_t>(p, to, frexp_exponent<C>(x));
           else
             store_as<C>(p, to, unary<C>(op, x));
         });
@@ -350,7 +365,7 @@ HostTensor run_elementwise(const Node& node, const std::vector<HostArg>& inputs)
       return out;
     }
     case OpCategory::View: case OpCategory::Movement: case OpCategory::Reduction:
-    case OpCategory::Creation: case OpCategory::Scatter:
+    case OpCategory::Creation: case OpCategory::Scatter: case OpCategory::Scan:
       break;
   }
   VF_INTERNAL_ERROR("prims.", op_name(op), " is not an elementwise op");

@@ -24,6 +24,8 @@ std::vector<HostTensor> run_reduction(const Node& node, const HostTensor& input)
 HostTensor run_creation(const Node& node, const std::vector<HostArg>& inputs);
 // scatter_add (an index out of range is a UserError).
 HostTensor run_scatter(const Node& node, const std::vector<HostArg>& inputs);
+// cumsum.
+HostTensor run_scan(const Node& node, const HostTensor& a);
 // The Philox4x32-10 block of counter c under key (low word first), as Salmon et al.'s Random123.
 std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> c, uint64_t key);
 

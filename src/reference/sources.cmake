@@ -5,6 +5,7 @@ list(APPEND VF_SOURCES
   reference/reduction.cpp
   reference/creation.cpp
   reference/scatter.cpp
+  reference/scan.cpp
   reference/erfinv.cpp
   reference/gamma.cpp
   reference/compare.cpp

@@ -15,8 +15,9 @@
 //  1. Bookend split (only with PlanOptions::bookend): leading and trailing view ops are set apart.
 //     It runs first among the rest because it decides which ops the fused part holds at all.
 //  2. Leading eager ops: each becomes a view or a copy of its input, as eager PyTorch would do.
-//  2b. Scatters: a kernel each, whose result is complete only when it ends (so no consumer shares
-//     it); before the alias analysis, which then sees their buffers as placed storage.
+//  2b. Scatters and scans: a kernel each, whose result is complete only when it ends (so no
+//     consumer shares it); before the alias analysis, which then sees their buffers as placed
+//     storage.
 //  3. Alias analysis over the whole fusion, seeded with every value whose storage is now known.
 //     Outputs of the fused part that are views of known storage become alias segments.
 //  4. Output layouts: the values the kernel must produce are grouped into buffers, so that values
@@ -146,7 +147,7 @@ class Planner {
     for (const auto& n : fusion_.nodes())
       if (split.trailing[n->id]) need(n->inputs[0]);
 
-    plan_scatters(needed, group_has);
+    plan_ordered_ops(needed, group_has);
 
     // Step 3: alias analysis seeded with every placed value.
     std::vector<std::optional<AliasInfo>> known(fusion_.values().size());
@@ -207,29 +208,35 @@ class Planner {
     flush_alias_segment();
   }
 
-  // Step 2b: a kernel per scatter that `needed` depends on, in program order, whose result is a
-  // buffer of its own: it is complete only when its kernel ends. The values its index and source
-  // need are computed in that kernel (they fuse), or, when one kernel cannot (a reduction among
-  // them), the index and the source that need the reduction are written first by kernels of their
-  // own, each as the narrowest value down its chain of views and casts (the bf16 gradient rows an
-  // embedding's backward adds, not their float32 copy; never an index spread over them).
+  // Step 2b: a kernel per scatter or scan that `needed` depends on, in program order, whose result
+  // is a buffer of its own: it is complete only when its kernel ends. The values its operands need
+  // are computed in that kernel (they fuse), or, when one kernel cannot (a reduction among them),
+  // the operands that need the reduction are written first by kernels of their own, each as the
+  // narrowest value down its chain of views and casts (the bf16 gradient rows an embedding's
+  // backward adds, not their float32 copy; never an index spread over them).
   template <class InGroup>
-  void plan_scatters(const std::vector<const Value*>& needed, const InGroup& group_has) {
+  void plan_ordered_ops(const std::vector<const Value*>& needed, const InGroup& group_has) {
     auto unplaced = [&](const Value* v) { return group_has(v->producer) && !placement(v); };
+    auto ordered_op = [](const Node* n) {
+      return op_category(n->op) == OpCategory::Scatter || op_category(n->op) == OpCategory::Scan;
+    };
     auto needs_reduction = [&](const Value* v) {
       for (const Node* n : nodes_for({v}, group_has))
-        if (op_category(n->op) == OpCategory::Reduction || op_category(n->op) == OpCategory::Scatter) return true;
+        if (op_category(n->op) == OpCategory::Reduction || ordered_op(n)) return true;
       return false;
     };
     for (const Node* n : nodes_for(needed, group_has)) {
-      if (op_category(n->op) != OpCategory::Scatter) continue;
+      if (!ordered_op(n) || is_empty_value(n->output())) continue;  // an empty result is placed in step 4
+      const bool scan = op_category(n->op) == OpCategory::Scan;
       const Value* out = n->output();
       const std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, Layout::contiguous(out->shape)}}};
       Candidate c = make_kernel(nodes_for({out}, group_has), {out}, placed);
       if (!c.problem.empty()) {
         std::vector<const Value*> operands;
         std::vector<std::pair<const Value*, Placement>> operand_placements;
-        for (const Value* v : {n->inputs[1], n->inputs[2]}) {
+        const std::vector<const Value*> inputs = scan ? std::vector<const Value*>{n->inputs[0]}
+                                                      : std::vector<const Value*>{n->inputs[1], n->inputs[2]};
+        for (const Value* v : inputs) {
           if (!unplaced(v) || !needs_reduction(v)) continue;
           // Down the chain, the narrowest value (a bf16 gradient rather than its float32 source).
           const Value* narrowest = v;
@@ -245,14 +252,18 @@ class Planner {
         add_kernels(nodes_for(operands, group_has), operands, operand_placements, group_has);
         const std::string why = c.problem;
         c = make_kernel(nodes_for({out}, group_has), {out}, placed);
-        VF_INTERNAL_CHECK(c.problem.empty(), "the kernel of prims.scatter_add ", out->name, " cannot be generated: ", c.problem);
+        VF_INTERNAL_CHECK(c.problem.empty(), "the kernel of prims.", op_name(n->op), " ", out->name,
+                          " cannot be generated: ", c.problem);
         std::string written;
         for (const Value* v : operands) written += (written.empty() ? "" : ", ") + v->name;
         c.segment.note = "reads " + written + ", written first, because " + why;
       }
-      const std::string adds = "scatter: adds into " + out->name + ", zeroed at launch, " +
-                               (options_.deterministic_scatters ? "in the index's order (deterministic)"
-                                                                : "CUDA: atomic adds in any order");
+      const std::string adds =
+          scan ? "scan: " + out->name + "'s lines along dim " + std::to_string(n->attr<AxisAttrs>().dim) +
+                     " summed in order, a line per thread"
+               : "scatter: adds into " + out->name + ", zeroed at launch, " +
+                     (options_.deterministic_scatters ? "in the index's order (deterministic)"
+                                                      : "CUDA: atomic adds in any order");
       c.segment.note = c.segment.note.empty() ? adds : adds + "; " + c.segment.note;
       commit_kernel(std::move(c.segment), placed);
     }

@@ -48,13 +48,13 @@ inline CpuBackend& backend() {
 inline Value* constant(Fusion& f, double v) { return f.add_constant(Scalar::from_float(v)); }
 
 // Every unary op on floating dtypes that the pointwise lowering handles.
-inline constexpr std::array<OpKind, 38> kUnaryFloatOps = {
+inline constexpr std::array<OpKind, 40> kUnaryFloatOps = {
     OpKind::Abs,   OpKind::Neg,  OpKind::Exp,  OpKind::Exp2,  OpKind::Expm1,      OpKind::Log,  OpKind::Log1p,
     OpKind::Log2,  OpKind::Log10, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Reciprocal, OpKind::Sin,  OpKind::Cos,
     OpKind::Tan,   OpKind::Tanh, OpKind::Sinh, OpKind::Cosh,  OpKind::Asin,       OpKind::Acos, OpKind::Atan,
     OpKind::Erf,   OpKind::Erfc, OpKind::Erfinv, OpKind::Sign, OpKind::Floor,     OpKind::Ceil, OpKind::Round,
     OpKind::Trunc, OpKind::IsFinite, OpKind::Signbit, OpKind::Acosh, OpKind::Asinh, OpKind::Atanh,
-    OpKind::Lgamma, OpKind::Digamma, OpKind::Erfcinv, OpKind::Ndtri};
+    OpKind::Lgamma, OpKind::Digamma, OpKind::Erfcinv, OpKind::Ndtri, OpKind::FrexpMantissa, OpKind::FrexpExponent};
 
 // Bool and the integer dtypes, the floating dtypes, and all of them.
 inline constexpr std::array<DType, 6> kBoolAndIntegerDTypes = {DType::Bool,  DType::UInt8, DType::Int8,

@@ -323,6 +323,21 @@ TEST_F(InferTypes, UnaryPredicates_GiveBool) {
   expect_type(f.add(OpKind::Signbit, {h}), DType::Bool, {2, 3});
 }
 
+TEST_F(InferTypes, Frexp_MantissaKeepsTypeExponentIsInt32) {
+  expect_type(f.add(OpKind::FrexpMantissa, {h}), DType::BFloat16, {2, 3});
+  expect_type(f.add(OpKind::FrexpExponent, {h}), DType::Int32, {2, 3});
+  EXPECT_THAT(error(OpKind::FrexpExponent, {i}), HasSubstr("expects a floating dtype, got i32"));
+}
+
+TEST_F(InferTypes, Cumsum_KeepsTypeAndWrapsDim) {
+  Value* c = f.add(OpKind::Cumsum, {i}, AxisAttrs{-1});
+  expect_type(c, DType::Int32, {2, 3});
+  EXPECT_EQ(c->producer->attr<AxisAttrs>().dim, 1);
+  Value* flags = f.add_tensor_input("flags", DType::Bool, {4});
+  EXPECT_THROW(f.add(OpKind::Cumsum, {flags}, AxisAttrs{0}), UserError);
+  EXPECT_THROW(f.add(OpKind::Cumsum, {x}, AxisAttrs{-3}), UserError);
+}
+
 TEST_F(InferTypes, UnaryWrongArity_Throws) {
   EXPECT_THAT(error(OpKind::Exp, {x, y}), HasSubstr("prims.exp(x: f32[2, 3], y: f32[2, 3]): expected 1 argument(s), got 2"));
 }

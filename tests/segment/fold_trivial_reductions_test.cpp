@@ -29,6 +29,23 @@ def f(x):
   EXPECT_EQ(r.plan.outputs[0].alias_of->name, "x");
 }
 
+// A cumsum along a dim of size 1, and one of a 0-dim tensor, are their inputs: aliases, no kernel.
+TEST(FoldTrivialReductions, CumsumAlongSizeOneDim_IsAnAliasOfTheInput) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(x, s):
+  # x: "cpu bf16[4, 1, 6]"
+  # s: "cpu f32[]"
+  t0 = prims.cumsum(x, 1)
+  t1 = prims.cumsum(s, -1)
+  return (t0, t1)
+)");
+  EXPECT_EQ(r.plan.kernel_count(), 0);
+  ASSERT_EQ(r.plan.rewrites.size(), 2u);
+  EXPECT_THAT(r.plan.rewrites[0], HasSubstr("prims.cumsum t0: sums along a dim of size 1 of [4, 1, 6], so it is a reshape"));
+  ASSERT_NE(r.plan.outputs[1].alias_of, nullptr);
+  EXPECT_EQ(r.plan.outputs[1].alias_of->name, "s");
+}
+
 // The size-1 dims, reduced or kept, leave the input; the reduction reduces the rest, renumbered.
 TEST(FoldTrivialReductions, SomeDimsOfSizeOne_ReducesTheSqueezedInput) {
   Fusion f;
