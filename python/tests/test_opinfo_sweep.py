@@ -3,7 +3,7 @@ Thunder's torch executor, for the ops of issue 24 so far: the special functions 
 2026-12-05, sign (bool samples), amax (0-dim samples), binary and ternary elementwise ops whose
 samples mix 0-dim CPU tensors with larger tensors, the gathers (take, take_along_axis, gather,
 and F.embedding, whose samples with padding_idx or max_norm stay with torch by design), and the
-scatters (index_add, scatter_add; bool samples stay with torch by design), cumsum and frexp. Every sample that the torch executor runs must
+scatters (index_add, scatter_add; bool samples stay with torch by design), cumsum, frexp and std. Every sample that the torch executor runs must
 give the same values through viewfuse, which must not leave it to torch ("viewfuse left a region
 ... unfused"). The first SAMPLES samples of each op and dtype run (the CPU
 suite in CI; CUDA where present)."""
@@ -20,7 +20,7 @@ from viewfuse.thunder import viewfuse_ex  # noqa: E402
 
 OPS = ["acosh", "asinh", "atanh", "lgamma", "digamma", "erfcinv", "ndtri", "sign", "amax", "add", "mul", "sub",
        "true_divide", "where", "take", "take_along_axis", "gather", "embedding", "argmax", "argmin", "nextafter",
-       "zeta", "bitwise_left_shift", "bitwise_right_shift", "index_add", "scatter_add", "cumsum", "frexp"]
+       "zeta", "bitwise_left_shift", "bitwise_right_shift", "index_add", "scatter_add", "cumsum", "frexp", "std"]
 DTYPES = [dtypes.float32, dtypes.bfloat16, dtypes.bool8, dtypes.int64]
 # Ops whose bf16 result viewfuse rounds once, after summing in float32 (docs/design.md "Scatters"),
 # where the torch executor rounds after each add: checked against the sum in float64 instead, as

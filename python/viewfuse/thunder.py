@@ -64,11 +64,12 @@ _IDENTITIES = {prims.shallow_copy.id, prims.stride_order.id, prims.clone.id}
 # Symbols without viewfuse prims that the trace reader writes as several prims (lower_call.cpp),
 # by the name it reads them under: Thunder's nll_loss_backward (torch-level), its argmax and argmin
 # prims, its index_add and embedding_backward prims (scatter_add of a spread index), its frexp prim
-# (frexp_mantissa and frexp_exponent) and its torch-level cumsum (a conversion and prims.cumsum).
+# (frexp_mantissa and frexp_exponent), its std prim (sqrt of var) and its torch-level cumsum (a
+# conversion and prims.cumsum).
 _COMPOSITES = {ltorch.nll_loss_backward.id: "ltorch.nll_loss_backward", prims.argmax.id: "prims.argmax",
                prims.argmin.id: "prims.argmin", prims.index_add.id: "prims.index_add",
                prims.embedding_backward.id: "prims.embedding_backward", prims.frexp.id: "prims.frexp",
-               ltorch.cumsum.id: "ltorch.cumsum"}
+               prims.std.id: "prims.std", ltorch.cumsum.id: "ltorch.cumsum"}
 
 
 def _dtype_ok(dtype) -> bool:
@@ -184,8 +185,9 @@ def _cumsum_checker(a, dim, *, dtype=None) -> bool:
     return (dtype is None or not thunder.dtypes.is_boolean_dtype(dtype)) and _checker(a, dim, dtype=dtype)
 
 
-def _frexp_checker(a) -> bool:
-    return thunder.dtypes.is_float_dtype(a.dtype) and _checker(a)
+def _float_checker(a, *args, **kwargs) -> bool:
+    """Claims prims of floating tensors only (frexp, std)."""
+    return thunder.dtypes.is_float_dtype(a.dtype) and _checker(a, *args, **kwargs)
 
 
 def _arg_extreme_checker(a, dim) -> bool:
@@ -426,7 +428,8 @@ class ViewfuseExecutor(FusionExecutor):
         for sym in (prims.embedding_backward, ltorch.embedding_backward):
             self.register_supported(sym.id, _embedding_backward_checker)
         self.register_supported(ltorch.cumsum.id, _cumsum_checker)
-        self.register_supported(prims.frexp.id, _frexp_checker)
+        self.register_supported(prims.frexp.id, _float_checker)
+        self.register_supported(prims.std.id, _float_checker)
         self.register_supported(prims.argmax.id, _arg_extreme_checker)
         self.register_supported(prims.argmin.id, _arg_extreme_checker)
         self.register_supported(prims.shallow_copy.id, _checker)

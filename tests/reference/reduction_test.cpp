@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "frontend/trace_reader.h"
 #include "reference_test_util.h"
 
 namespace vf {
@@ -146,6 +147,25 @@ TEST(ReferenceVar, HalfInput_ResultRoundedToDtype) {
   HostTensor x = make_tensor(DType::BFloat16, {3}, {0, 1, 2});
   EXPECT_EQ(values_of(var(x, {0}, 1))[0], 1.0);
   EXPECT_EQ(values_of(var(x, {0}, 0))[0], 0.66796875);
+}
+
+}  // namespace
+}  // namespace vf
+
+namespace vf {
+namespace {
+
+// Thunder's prims.std, which the trace reader writes as the square root of prims.var: [1, 2, 3, 4]
+// has squared deviations summing to 5, so std is sqrt(5 / 3) with the default correction and
+// sqrt(5 / 4) with correction 0.
+TEST(ReferenceReduction, StdThroughTheReader_SqrtOfVar) {
+  const Fusion f = read_trace(
+      "def f(x):\n  # x: \"cpu f64[2, 4]\"\n  t0 = prims.std(x, (1,))\n  t1 = prims.std(x, (1,), correction=0)\n"
+      "  return (t0, t1)\n");
+  const std::vector<HostTensor> out =
+      run_reference(f, {testing::make_tensor(DType::Float64, {2, 4}, {1, 2, 3, 4, 2, 2, 2, 2})});
+  EXPECT_EQ(testing::values_of(out[0]), (std::vector<double>{std::sqrt(5.0 / 3), 0}));
+  EXPECT_EQ(testing::values_of(out[1]), (std::vector<double>{std::sqrt(5.0 / 4), 0}));
 }
 
 }  // namespace
