@@ -15,6 +15,18 @@ const char kPreludeCpu[] =
 #include "codegen/prelude_cpu.inc"
     ;
 
+// Opens the loop over this call's work items among the `count` items (a C expression, named
+// `items`) of a nest, the earlier nests' items counted by `base`: item `item` from `lo` to `hi`,
+// its number also in the mutable variable `rest`.
+void open_item_loop(const std::string& items, const std::string& count, const std::string& item, std::string& out) {
+  out += "    const vf_i64 " + items + " = " + count + ";\n";
+  out += "    const vf_i64 lo = begin - base > 0 ? begin - base : 0;\n";
+  out += "    const vf_i64 hi = end - base < " + items + " ? end - base : " + items + ";\n";
+  out += "    base += " + items + ";\n";
+  out += "    for (vf_i64 " + item + " = lo; " + item + " < hi; ++" + item + ") {\n";
+  out += "      vf_i64 rest = " + item + ";\n";
+}
+
 // A reduction nest: each work item is a row (a serial nest: a chunk, its rows in order). Per row,
 // one plain loop nest over the reduced dims per phase, then one for the full-shape and column
 // stores, then the row stores.
@@ -31,12 +43,7 @@ void emit_reduction_nest(const LoopNest& nest, int n, std::string& out) {
     if (d < chunk_rank) rows += " * " + p + "s" + std::to_string(d);
     vars.push_back(p + "i" + std::to_string(d));
   }
-  out += "    const vf_i64 rows = " + rows + ";\n";
-  out += "    const vf_i64 lo = begin - base > 0 ? begin - base : 0;\n";
-  out += "    const vf_i64 hi = end - base < rows ? end - base : rows;\n";
-  out += "    base += rows;\n";
-  out += "    for (vf_i64 row = lo; row < hi; ++row) {\n";
-  out += "      vf_i64 rest = row;\n";
+  open_item_loop("rows", rows, "row", out);
   emit_position_unravel(vars, 0, chunk_rank, p + "s", "rest", "const vf_i64 ", "      ", out);
   out += "      (void)rest;\n";
   std::string row_indent = "      ";
@@ -85,19 +92,9 @@ void emit_scan_nest(const LoopNest& nest, int n, std::string& out) {
     if (d != along) lines += " * " + p + "s" + std::to_string(d);
     vars.push_back(p + "i" + std::to_string(d));
   }
-  out += "    const vf_i64 lines = " + lines + ";\n";
-  out += "    const vf_i64 lo = begin - base > 0 ? begin - base : 0;\n";
-  out += "    const vf_i64 hi = end - base < lines ? end - base : lines;\n";
-  out += "    base += lines;\n";
-  out += "    for (vf_i64 line = lo; line < hi; ++line) {\n";
-  out += "      vf_i64 rest = line;\n";
-  emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_i64 ", "      ", out, along);
-  out += "      (void)rest;\n";
-  emit_scan_accumulators(nest, "      ", out);
-  const std::string& v = vars[along];
-  out += "      for (vf_i64 " + v + " = 0; " + v + " < " + p + "s" + std::to_string(along) + "; ++" + v + ") {\n";
-  emit_nest_body(nest, vars, "vf_i64", "        ", out);
-  out += "      }\n    }\n  }\n";
+  open_item_loop("lines", lines, "line", out);
+  emit_walked_line(nest, vars, p + "s", "vf_i64", out);
+  out += "    }\n  }\n";
 }
 
 void emit_nest(const LoopNest& nest, int n, NestKind kind, std::string& out) {

@@ -285,13 +285,8 @@ void emit_walk_nest(const LoopNest& nest, int n, std::string& out) {
   out += "    for (vf_i64 flat = (vf_i64)blockIdx.x * blockDim.x + threadIdx.x; flat < numel;\n";
   out += "         flat += (vf_i64)gridDim.x * blockDim.x) {\n";
   out += "      vf_i64 rest = flat;\n";
-  emit_position_unravel(vars, 0, rank, p + "s", "rest", "const vf_index ", "      ", out, along);
-  out += "      (void)rest;\n";
-  emit_scan_accumulators(nest, "      ", out);
-  const std::string& v = vars[along];
-  out += "      for (vf_index " + v + " = 0; " + v + " < " + p + "s" + std::to_string(along) + "; ++" + v + ") {\n";
-  emit_nest_body(nest, vars, "vf_index", "        ", out);
-  out += "      }\n    }\n  }\n";
+  emit_walked_line(nest, vars, p + "s", "vf_index", out);
+  out += "    }\n  }\n";
 }
 
 void emit_nest(const LoopNest& nest, int n, const NestSchedule& schedule, const KernelAbi& abi, std::string& out) {

@@ -325,10 +325,20 @@ void emit_position_unravel(const std::vector<std::string>& vars, size_t first, s
   }
 }
 
-void emit_scan_accumulators(const LoopNest& nest, const std::string& indent, std::string& out) {
+void emit_walked_line(const LoopNest& nest, const std::vector<std::string>& vars, const std::string& size_prefix,
+                      const char* index_type, std::string& out) {
+  const auto along = static_cast<size_t>(nest.walk_dim);
+  emit_position_unravel(vars, 0, vars.size(), size_prefix, "rest", std::string("const ") + index_type + " ", "      ",
+                        out, along);
+  out += "      (void)rest;\n";
   for (size_t id = 0; id < nest.values.size(); ++id)
     if (nest.values[id].op == ValueOp::Scanned)
-      out += indent + compute_type(nest.values[id].dtype) + " sc" + std::to_string(id) + " = 0;\n";
+      out += std::string("      ") + compute_type(nest.values[id].dtype) + " sc" + std::to_string(id) + " = 0;\n";
+  const std::string& v = vars[along];
+  out += std::string("      for (") + index_type + " " + v + " = 0; " + v + " < " + size_prefix + std::to_string(along) +
+         "; ++" + v + ") {\n";
+  emit_nest_body(nest, vars, index_type, "        ", out);
+  out += "      }\n";
 }
 
 std::string index_ref(const LoopNest& nest, int id, const std::vector<std::string>& vars) {

@@ -51,8 +51,12 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
 void emit_position_unravel(const std::vector<std::string>& vars, size_t first, size_t end, const std::string& size_prefix,
                            const std::string& rest, const std::string& decl, const std::string& indent, std::string& out,
                            size_t skip = static_cast<size_t>(-1));
-// A scan nest's accumulators, at 0: `sc<id>` for each Scanned value id (declared before its walk).
-void emit_scan_accumulators(const LoopNest& nest, const std::string& indent, std::string& out);
+// One line of a walked nest (a scan's, an in-order scatter's; kernel_ir.h walk_dim), at indent 6,
+// inside a loop whose mutable variable `rest` holds the line's position among the lines: the other
+// loop vars unravelled from it (sizes `size_prefix`<d>), the scan accumulators at 0 (`sc<id>` for
+// each Scanned value), then the loop along walk_dim around the nest's body.
+void emit_walked_line(const LoopNest& nest, const std::vector<std::string>& vars, const std::string& size_prefix,
+                      const char* index_type, std::string& out);
 
 // Definitions of the index expressions `roots` need, and the expression naming index id.
 void emit_index_defs(const LoopNest& nest, const std::vector<int>& roots, const std::vector<std::string>& vars,

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "codegen/generate_kernel.h"
+#include "frontend/trace_reader.h"
 #include "ir/print_trace.h"
 #include "reference/compare.h"
+#include "reference/random_inputs.h"
 #include "reference/reference_executor.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/cuda_backend.h"
@@ -19,6 +21,15 @@
 #include "test_support.h"
 
 namespace vf::test {
+
+// The plan's kernels whose first nest satisfies `pred` (a scatter's, a scan's).
+template <class Pred>
+int kernels_where(const Plan& plan, Pred pred) {
+  int n = 0;
+  for (const Segment& s : plan.segments)
+    if (s.kernel && !s.kernel->nests.empty() && pred(s.kernel->nests[0])) ++n;
+  return n;
+}
 
 class BackendTest : public ::testing::TestWithParam<Device> {
  protected:
@@ -53,6 +64,12 @@ class BackendTest : public ::testing::TestWithParam<Device> {
       }
     }
     return plan;
+  }
+
+  // Reads `trace` and checks it on seeded random inputs (indices in range), as check.
+  Plan check_trace(const std::string& trace, int64_t terms, uint64_t seed = 2412) {
+    auto f = std::make_shared<Fusion>(read_trace(trace));
+    return check(f, random_inputs(*f, seed), terms);
   }
 
   // Runs `f` on `inputs` on this backend: its outputs, copied to the host, and (plan) its plan.

@@ -10,27 +10,16 @@
 #include <limits>
 
 #include "backend_test.h"
-#include "frontend/trace_reader.h"
-#include "reference/random_inputs.h"
 
 namespace vf {
 namespace {
 
 using ::testing::HasSubstr;
 
-class Scans : public test::BackendTest {
- protected:
-  Plan check_trace(const std::string& trace, int64_t terms, uint64_t seed = 4242) {
-    auto f = std::make_shared<Fusion>(read_trace(trace));
-    return check(f, random_inputs(*f, seed), terms);
-  }
-};
+class Scans : public test::BackendTest {};
 
 int scan_kernels(const Plan& plan) {
-  int n = 0;
-  for (const Segment& s : plan.segments)
-    if (s.kernel && !s.kernel->nests.empty() && s.kernel->nests[0].scan) ++n;
-  return n;
+  return test::kernels_where(plan, [](const LoopNest& n) { return n.scan; });
 }
 
 // Each dim of [5, 300, 7] in f32 and f64: lines of 5, 300 and 7, the walked dim outer, middle and

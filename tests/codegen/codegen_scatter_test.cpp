@@ -10,29 +10,16 @@
 #include <cstring>
 
 #include "backend_test.h"
-#include "frontend/trace_reader.h"
-#include "reference/random_inputs.h"
 
 namespace vf {
 namespace {
 
 using ::testing::HasSubstr;
 
-class Scatters : public test::BackendTest {
- protected:
-  // Reads `trace`, runs it on seeded random inputs (indices in range) against the reference with
-  // the tolerance of sums of `terms` values, and gives the plan.
-  Plan check_trace(const std::string& trace, int64_t terms, uint64_t seed = 2412) {
-    auto f = std::make_shared<Fusion>(read_trace(trace));
-    return check(f, random_inputs(*f, seed), terms);
-  }
-};
+class Scatters : public test::BackendTest {};
 
 int scatter_kernels(const Plan& plan) {
-  int n = 0;
-  for (const Segment& s : plan.segments)
-    if (s.kernel && !s.kernel->nests.empty() && s.kernel->nests[0].scatter) ++n;
-  return n;
+  return test::kernels_where(plan, [](const LoopNest& n) { return n.scatter; });
 }
 
 // nanoGPT's wte gradient at a small size: 4096 tokens into 1000 rows of 64, many repeats.
