@@ -112,8 +112,8 @@ def test_errors_carry_the_cpp_message():
             fd2.add_output(fd2.ops.reshape(x, (4, 2)))
     assert issubclass(vf.TraceError, vf.UserError) and issubclass(vf.UserError, vf.Error)
     assert issubclass(vf.DeviceError, vf.Error) and issubclass(vf.InternalError, vf.Error)
-    with pytest.raises(AttributeError, match="no op 'matmul'"):
-        fd2.ops.matmul
+    with pytest.raises(AttributeError, match="no op 'conv2d'"):
+        fd2.ops.conv2d
     with pytest.raises(vf.UserError, match="expected a tensor"):
         fd.execute(["not a tensor"])
 

@@ -380,6 +380,23 @@ def test_frexp_matches_torch(dtype, device):
         assert torch.equal(exponent[finite], want_e[finite])
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_matmul_and_linear_match_torch(dtype, device):
+    """prims.matmul (a library segment) against torch.matmul: matrices of every layout (transposed,
+    expanded, offset and strided operands are read with their layouts), vectors, broadcast batch
+    dims; and linear with and without a bias. Half types within their rounding (viewfuse sums in
+    float32 and rounds once, as cuBLAS does; the bias is added after that rounding)."""
+    for layout in LAYOUTS:
+        a, b = make((5, 7), dtype, device, layout), make((7, 4), dtype, device, layout)
+        check(run1("matmul", [a, b]), torch.matmul(a, b), dtype)
+    for sa, sb in [((7,), (7,)), ((7,), (7, 3)), ((2, 5, 7), (7,)), ((2, 1, 5, 7), (3, 7, 4)), ((4, 5, 0), (0, 2))]:
+        a, b = make(sa, dtype, device), make(sb, dtype, device)
+        check(run1("matmul", [a, b]), torch.matmul(a, b), dtype)
+    x, w, bias = make((3, 6, 8), dtype, device), make((5, 8), dtype, device), make((5,), dtype, device)
+    check(run1("linear", [x, w, bias]), torch.nn.functional.linear(x, w, bias), dtype)
+    check(run1("linear", [x, w, None]), torch.nn.functional.linear(x, w), dtype)
+
+
 def test_index_out_of_range_is_an_error_on_cpu():
     x = torch.randn(4, 3)
     with pytest.raises(vf.UserError, match=r"prims.take .* index 4 is out of range"):
@@ -405,7 +422,7 @@ def test_every_prim_is_covered():
                | {"where", "lerp", "convert_element_type", "prod", "var", "var_mean", "transpose", "reshape",
                   "slice_prim", "broadcast_in_dim", "squeeze", "flip", "cat", "pad", "full", "iota", "take",
                   "take_along_axis", "gather", "bitwise_left_shift", "bitwise_right_shift", "nextafter", "zeta",
-                  "uniform_philox", "scatter_add", "cumsum", "frexp_mantissa", "frexp_exponent"} | set(REDUCTIONS))
+                  "uniform_philox", "scatter_add", "cumsum", "frexp_mantissa", "frexp_exponent", "matmul"} | set(REDUCTIONS))
     prims = {name for name, _, _ in vf._viewfuse.op_table()}
     assert prims - covered == set()
 

@@ -44,6 +44,8 @@ class CallLowering {
   std::vector<Value*> embedding_backward();
   std::vector<Value*> cumsum();
   std::vector<Value*> std_dev();
+  std::vector<Value*> matmul();
+  std::vector<Value*> linear();
   std::vector<Value*> frexp();
   std::vector<Value*> slice_prim_impl();
   std::vector<Value*> squeeze();

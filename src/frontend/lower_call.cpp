@@ -84,6 +84,10 @@ std::vector<Value*> CallLowering::prim(OpKind op) {
       auto a = bind({"a", "dim"}, 2);
       return emit(op, {tensor(*a[0])}, AxisAttrs{integer(*a[1], "dim")});
     }
+    case OpCategory::Contraction: {
+      auto a = bind({"a", "b"}, 2);
+      return emit(op, {tensor(*a[0]), tensor(*a[1])}, NoAttrs{});
+    }
     case OpCategory::Reduction: {
       if (op == OpKind::Var || op == OpKind::VarMean) {
         auto a = bind({"a", "dims", "correction"}, 2);
@@ -313,6 +317,30 @@ std::vector<Value*> CallLowering::flatten() {
   return emit(OpKind::Reshape, {t}, ReshapeAttrs{out});
 }
 
+// torch.matmul(a, b): prims.matmul.
+std::vector<Value*> CallLowering::matmul() { return prim(OpKind::Matmul); }
+
+// prims.linear(a, w, bias) and torch's linear: a @ w.T (the transpose a view of w), plus bias
+// broadcast along the result's last dim. The product is rounded before the bias is added (one
+// rounding more than torch's addmm for the half types).
+std::vector<Value*> CallLowering::linear() {
+  auto x = bind({"a", "w", "bias"}, 2);
+  Value* a = tensor(*x[0]);
+  Value* w = tensor(*x[1]);
+  if (w->rank() != 2) fail(*x[1], "expected a weight of rank 2 ([out, in]), got ", w->type_string());
+  Value* wt = emit_step(OpKind::Transpose, {w}, PermuteAttrs{{1, 0}}, "weight_t");
+  if (!x[2] || x[2]->kind == Expr::Kind::None) return emit(OpKind::Matmul, {a, wt}, NoAttrs{});
+  Value* y = emit_step(OpKind::Matmul, {a, wt}, NoAttrs{}, "product");
+  Value* bias = tensor(*x[2]);
+  if (bias->rank() > 1 || (bias->rank() == 1 && bias->shape[0] != w->shape[0]))
+    fail(*x[2], "expected a bias of shape [", w->shape[0], "], got ", bias->type_string());
+  Value* spread = emit_step(OpKind::BroadcastInDim, {bias},
+                            BroadcastAttrs{y->shape, bias->rank() == 1 ? std::vector<int64_t>{y->rank() - 1}
+                                                                       : std::vector<int64_t>{}},
+                            "bias");
+  return emit(OpKind::Add, {y, spread}, NoAttrs{});
+}
+
 // The torch-level functions the reader accepts besides the prims: one table, which the Python
 // package reads too (torch_spellings()).
 struct TorchSpellingEntry {
@@ -331,6 +359,7 @@ constexpr TorchSpellingEntry kTorchSpellings[] = {
     {"scatter_add", &CallLowering::torch_scatter_add}, {"index_add", &CallLowering::torch_index_add},
     {"embedding_backward", &CallLowering::embedding_backward},
     {"cumsum", &CallLowering::cumsum},     {"frexp", &CallLowering::frexp, 2},
+    {"matmul", &CallLowering::matmul},     {"linear", &CallLowering::linear},
 };
 
 // Prims of Thunder's that ops.def does not have, which the reader writes as other prims.
@@ -341,6 +370,7 @@ constexpr TorchSpellingEntry kCompositePrims[] = {
     {"embedding_backward", &CallLowering::embedding_backward},
     {"frexp", &CallLowering::frexp, 2},
     {"std", &CallLowering::std_dev},
+    {"linear", &CallLowering::linear},
 };
 
 std::vector<Value*> CallLowering::torch(const std::string& fn) {

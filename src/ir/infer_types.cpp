@@ -374,6 +374,36 @@ std::vector<ValueType> infer_scatter(const Checker& c, OpAttrs& attrs) {
   return {tensor_type(a.dtype, a.shape)};
 }
 
+// torch.matmul's shapes (ir.h).
+std::vector<ValueType> infer_matmul(const Checker& c) {
+  c.arity(2);
+  const Value& a = c.tensor(0);
+  const Value& b = c.tensor(1);
+  c.check(a.dtype == b.dtype, "operands must have one dtype, got ", dtype_short_name(a.dtype), " and ",
+          dtype_short_name(b.dtype));
+  c.check(is_floating(a.dtype), "expects a floating dtype, got ", dtype_short_name(a.dtype));
+  c.check(a.rank() >= 1 && b.rank() >= 1, "expects operands of rank 1 or more, got ", a.type_string(), " and ",
+          b.type_string());
+  const Shape as = a.rank() == 1 ? Shape{1, a.shape[0]} : a.shape;
+  const Shape bs = b.rank() == 1 ? Shape{b.shape[0], 1} : b.shape;
+  const int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  c.check(bs[bs.size() - 2] == k, "the contracted dims differ: ", a.type_string(), " has ", k, " columns, ",
+          b.type_string(), " has ", bs[bs.size() - 2], " rows");
+  // The batch dims, broadcast from the right.
+  const size_t batch = std::max(as.size(), bs.size()) - 2;
+  Shape out(batch, 1);
+  for (size_t i = 0; i < batch; ++i) {
+    const int64_t x = i + as.size() >= batch + 2 ? as[i + as.size() - 2 - batch] : 1;
+    const int64_t y = i + bs.size() >= batch + 2 ? bs[i + bs.size() - 2 - batch] : 1;
+    c.check(x == y || x == 1 || y == 1, "the batch dims of ", a.type_string(), " and ", b.type_string(),
+            " do not broadcast");
+    out[i] = x == 1 ? y : x;
+  }
+  if (a.rank() > 1) out.push_back(m);
+  if (b.rank() > 1) out.push_back(n);
+  return {tensor_type(a.dtype, out)};
+}
+
 std::vector<ValueType> infer_reduction(const Checker& c, OpKind op, OpAttrs& attrs) {
   c.arity(1);
   const Value& in = c.tensor(0);
@@ -473,6 +503,8 @@ std::vector<ValueType> infer_types(OpKind op, const std::vector<Value*>& inputs,
       return infer_reduction(c, op, attrs);
     case OpCategory::Scatter:
       return infer_scatter(c, attrs);
+    case OpCategory::Contraction:
+      return infer_matmul(c);
     case OpCategory::Scan: {
       c.arity(1);
       const Value& in = c.tensor(0);

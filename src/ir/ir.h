@@ -52,6 +52,11 @@
 //   in the compute type (float32 for the half types, int64 for integers, wrapping) and each
 //   element rounded to a's dtype once. bool is not accepted (the trace reader converts it, and
 //   narrow integers, to int64 first, as torch.cumsum does).
+// - matmul(a, b) is torch.matmul of floating tensors of one dtype: 1-D a is [1, K] and 1-D b
+//   [K, 1], with the added dim removed from the result; two 1-D operands give a 0-dim dot; the
+//   last two dims multiply ([.., M, K] by [.., K, N]), the dims before them broadcast as in
+//   elementwise ops. Each element sums its K products in order from 0 in float32 (float64 for
+//   f64), rounded to the dtype once; K = 0 gives 0.
 // - uniform_philox(shape, minval, maxval, dtype, seed, offset) is counter-based: the element at
 //   row-major position i is minval + (maxval - minval) * u, computed in float32 (float64 for a
 //   float64 result) and rounded to dtype, where u in [0, 1) comes from Philox4x32-10 with key
@@ -88,7 +93,7 @@ enum class OpKind : uint8_t {
 #undef VF_OP
 };
 
-enum class OpCategory : uint8_t { View, Movement, Cast, Unary, Binary, Ternary, Reduction, Creation, Scatter, Scan };
+enum class OpCategory : uint8_t { View, Movement, Cast, Unary, Binary, Ternary, Reduction, Creation, Scatter, Scan, Contraction };
 
 std::string_view op_name(OpKind op);  // the prim's name, "transpose"
 OpCategory op_category(OpKind op);

@@ -30,6 +30,7 @@ const char* op_category_name(OpCategory c) {
     case OpCategory::Creation: return "creation";
     case OpCategory::Scatter: return "scatter";
     case OpCategory::Scan: return "scan";
+    case OpCategory::Contraction: return "contraction";
   }
   return "?";
 }

@@ -180,6 +180,7 @@ ViewResult view_layout(const Node& node, const Layout& in) {
     case OpCategory::Creation:
     case OpCategory::Scatter:
     case OpCategory::Scan:
+    case OpCategory::Contraction:
       return ViewResult::copy(prim + " always writes new memory (it computes new values)");
   }
   VF_INTERNAL_ERROR("unhandled op category for prims.", op_name(node.op));

@@ -365,7 +365,7 @@ HostTensor run_elementwise(const Node& node, const std::vector<HostArg>& inputs)
       return out;
     }
     case OpCategory::View: case OpCategory::Movement: case OpCategory::Reduction:
-    case OpCategory::Creation: case OpCategory::Scatter: case OpCategory::Scan:
+    case OpCategory::Creation: case OpCategory::Scatter: case OpCategory::Scan: case OpCategory::Contraction:
       break;
   }
   VF_INTERNAL_ERROR("prims.", op_name(op), " is not an elementwise op");

@@ -6,6 +6,7 @@ list(APPEND VF_SOURCES
   reference/creation.cpp
   reference/scatter.cpp
   reference/scan.cpp
+  reference/matmul.cpp
   reference/erfinv.cpp
   reference/gamma.cpp
   reference/compare.cpp

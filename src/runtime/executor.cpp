@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <future>
+#include <optional>
 #include <thread>
 
 #include "base/error.h"
 #include "ir/check_input.h"
 #include "reference/reference_executor.h"
+#include "runtime/cublas_lt.h"
 #include "runtime/cuda_memory.h"
 #include "runtime/repro.h"
 #include "segment/plan_fusion.h"
@@ -70,7 +72,9 @@ class ScratchPool {
 // otherwise search for worked out: a run only follows indices.
 struct CompiledFusion::Prepared {
   struct Step {
-    std::shared_ptr<const PreparedKernel> kernel;  // null for alias and host segments
+    std::shared_ptr<const PreparedKernel> kernel;  // null for alias, host and library segments
+    // A library segment on CUDA with cuBLASLt: its GEMMs (else it runs on the host).
+    std::optional<StridedGemm> gemm;
     std::vector<int> arg_of_input;  // per segment input: its position in the arguments, or -1
     std::vector<int> dead_values;   // value ids whose buffers die after this segment
     int64_t dead_bytes = 0;
@@ -254,6 +258,15 @@ std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const s
       auto it = std::find(inputs.begin(), inputs.end(), v);
       step.arg_of_input.push_back(v->is_tensor || it == inputs.end() ? -1 : static_cast<int>(it - inputs.begin()));
     }
+    if (seg.kind == SegmentKind::Library && options_.device == Device::Cuda && cublaslt_available()) {
+      // The matmul's operands among the segment's inputs (one input when both are one value).
+      auto layout_of = [&](const Value* v) -> const Layout& {
+        return seg.spec.input_layouts.at(static_cast<size_t>(std::find(seg.inputs.begin(), seg.inputs.end(), v) -
+                                                             seg.inputs.begin()));
+      };
+      const Node& mm = *seg.nodes.at(0);
+      step.gemm = strided_gemm(layout_of(mm.inputs[0]), layout_of(mm.inputs[1]), seg.spec.output_layouts.at(0), nullptr);
+    }
     for (const BufferPlan& b : plan.buffers) {
       if (b.last_use != static_cast<int>(s)) continue;
       step.dead_bytes += b.bytes;
@@ -358,6 +371,11 @@ std::vector<Tensor> CompiledFusion::run(const std::vector<Arg>& args, const RunH
       step.kernel->launch(KernelArgs{std::span<const KernelBuffer>(scratch.in_bufs.data(), n_in),
                                      std::span<const Scalar>(scratch.scalars.data(), n_in),
                                      std::span<const KernelBuffer>(scratch.out_bufs.data(), n_out), hooks.stream});
+    } else if (step.gemm) {
+      auto pointer = [&](const Value* v) { return reinterpret_cast<CUdeviceptr>(slots[v->id].data); };
+      const Node& mm = *seg.nodes[0];
+      cublaslt_matmul(*step.gemm, seg.outputs[0]->dtype, pointer(mm.inputs[0]), pointer(mm.inputs[1]),
+                      pointer(seg.outputs[0]), static_cast<CUstream>(hooks.stream));
     } else {
       std::vector<Tensor> outs;
       for (const Value* v : seg.outputs) outs.push_back(slot_tensor(slots[v->id], device));

@@ -14,6 +14,7 @@ const char* segment_kind_name(SegmentKind kind) {
     case SegmentKind::Alias: return "alias";
     case SegmentKind::Kernel: return "kernel";
     case SegmentKind::Host: return "host";
+    case SegmentKind::Library: return "library";
   }
   return "?";
 }

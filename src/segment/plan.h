@@ -17,8 +17,11 @@ enum class SegmentKind {
   Alias,   // view ops evaluated on the host as layout arithmetic: no kernel, no allocation
   Kernel,  // one generated kernel: compute with the view ops between computations as index math
   Host,    // computed by the reference executor (ops no backend generates yet, e.g. reductions)
+  // A library call computing one contraction (a matmul) from placed operands, each read with its
+  // layout. Today both backends run the reference executor's loop (CUDA through host copies).
+  Library,
 };
-const char* segment_kind_name(SegmentKind kind);  // "alias", "kernel", "host"
+const char* segment_kind_name(SegmentKind kind);  // "alias", "kernel", "host", "library"
 
 // What became of one view op.
 enum class ViewDecision {

@@ -35,12 +35,14 @@
 #include "segment/plan_fusion.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "analysis/alias_analysis.h"
 #include "base/error.h"
 #include "codegen/lower_kernel.h"
+#include "layout/strided_gemm.h"
 #include "layout/view_algebra.h"
 #include "passes/bookend.h"
 #include "passes/elide_round_trip_casts.h"
@@ -226,6 +228,10 @@ class Planner {
       return false;
     };
     for (const Node* n : nodes_for(needed, group_has)) {
+      if (op_category(n->op) == OpCategory::Contraction && !is_empty_value(n->output())) {
+        plan_library_call(n, group_has);
+        continue;
+      }
       if (!ordered_op(n) || is_empty_value(n->output())) continue;  // an empty result is placed in step 4
       const bool scan = op_category(n->op) == OpCategory::Scan;
       const Value* out = n->output();
@@ -267,6 +273,65 @@ class Planner {
       c.segment.note = c.segment.note.empty() ? adds : adds + "; " + c.segment.note;
       commit_kernel(std::move(c.segment), placed);
     }
+  }
+
+  // Step 2b for a matmul: a library segment of its own, its result a contiguous buffer. An operand
+  // that is a view of placed storage whose matrices are row- or column-major (layout/strided_gemm.h)
+  // is passed with its layout (an alias segment places it first); any other is written first,
+  // contiguous, by the kernels of step 5's rules. A fusion input is read as it comes.
+  template <class InGroup>
+  void plan_library_call(const Node* n, const InGroup& group_has) {
+    std::vector<std::optional<AliasInfo>> known(fusion_.values().size());
+    for (const auto& v : fusion_.values())
+      if (const Placement* p = placement(v.get())) known[v->id] = AliasInfo{p->storage, p->layout};
+    const AliasAnalysis aliases = analyze_aliases(fusion_, std::move(known));
+    std::vector<const Value*> written;
+    std::vector<std::pair<const Value*, Placement>> written_placements;
+    std::string operands;
+    for (size_t i = 0; i < n->inputs.size(); ++i) {
+      const Value* v = n->inputs[i];
+      operands += std::string(operands.empty() ? "" : "; ") + (i == 0 ? "a = " : "b = ") + v->name + ", ";
+      if (const Placement* p = placement(v)) {
+        const std::string problem = gemm_operand_problem(p->layout);
+        operands += p->storage == v ? "read in place, strides " + shape_to_string(p->layout.strides)
+                                    : "passed as layout: a view of " + p->storage->name + ", strides " +
+                                          shape_to_string(p->layout.strides);
+        if (!problem.empty()) operands += " (CUDA reads it through the host: " + problem + ")";
+        continue;
+      }
+      const AliasInfo* info = aliases.find(v);
+      const std::string problem = info ? gemm_operand_problem(info->layout) : "";
+      if (info && problem.empty()) {
+        std::vector<const Node*> chain;
+        for (const Value* cur = v; !placement(cur); cur = cur->producer->inputs[0]) {
+          const AliasInfo* at = aliases.find(cur);
+          place(cur, Placement{at->source, at->layout});
+          pending_alias_.views.insert(pending_alias_.views.begin(), cur);
+          chain.insert(chain.begin(), cur->producer);
+        }
+        pending_alias_.nodes.insert(pending_alias_.nodes.end(), chain.begin(), chain.end());
+        operands += "passed as layout: a view of " + info->source->name + ", strides " + shape_to_string(info->layout.strides);
+        continue;
+      }
+      const std::string& why = aliases.copy_reason[v->id];
+      const std::string reason = info          ? "a view of " + info->source->name + " whose " + problem.substr(4)
+                                 : !why.empty() ? why
+                                                : "computed by " + std::string(op_name(v->producer->op));
+      operands += "copied, contiguous: " + reason;
+      if (info) gemm_copy_reason_[v] = "a matmul operand, " + reason;
+      if (std::find(written.begin(), written.end(), v) == written.end()) {
+        written.push_back(v);
+        written_placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
+      }
+    }
+    flush_alias_segment();
+    if (!written.empty()) add_kernels(nodes_for(written, group_has), written, written_placements, group_has);
+    const Value* out = n->output();
+    const std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, Layout::contiguous(out->shape)}}};
+    Candidate c = make_kernel({n}, {out}, placed);
+    c.segment.note = "library call (CPU: the reference's loop; CUDA: the same through host copies, cuBLASLt not yet): " +
+                     operands;
+    commit_kernel(std::move(c.segment), placed);
   }
 
   // The nodes of the fused part that `roots` need and that are not placed yet, in program order.
@@ -488,8 +553,9 @@ class Planner {
         decide(n.get(), ViewDecision::Alias, "the view algebra gives its layout in the storage of " +
                                                  placement(out)->storage->name);
       } else if (in_kernel && placement(out) && placement(out)->storage == out && only_views_above(n.get(), kernel_of_n)) {
-        decide(n.get(), ViewDecision::Copy, aliases.copy_reason[out->id] + "; segment #" + std::to_string(kernel) +
-                                                " writes it");
+        const auto gemm = gemm_copy_reason_.find(out);
+        const std::string& why = gemm != gemm_copy_reason_.end() ? gemm->second : aliases.copy_reason[out->id];
+        decide(n.get(), ViewDecision::Copy, why + "; segment #" + std::to_string(kernel) + " writes it");
       } else if (in_kernel) {
         std::string why = "folded into the index math of segment #" + std::to_string(kernel);
         if (!aliases.copy_reason[out->id].empty()) why += " (" + aliases.copy_reason[out->id] + ")";
@@ -531,7 +597,10 @@ class Planner {
     const bool has_reduction = std::any_of(nodes.begin(), nodes.end(), [](const Node* n) {
       return op_category(n->op) == OpCategory::Reduction;
     });
-    seg.kind = has_reduction && !options_.reductions_in_kernels ? SegmentKind::Host : SegmentKind::Kernel;
+    const bool library = nodes.size() == 1 && op_category(nodes[0]->op) == OpCategory::Contraction;
+    seg.kind = library         ? SegmentKind::Library
+               : has_reduction && !options_.reductions_in_kernels ? SegmentKind::Host
+                                                                   : SegmentKind::Kernel;
     seg.nodes = nodes;
     ExtractedSegment ex = extract_segment(nodes, roots);
     seg.fusion = ex.fusion;
@@ -597,6 +666,8 @@ class Planner {
   Plan plan_;
   Segment pending_alias_;
   std::unordered_map<const Node*, int> kernel_of_;  // the kernel segment computing each node
+  // Views that a matmul reads copied, their layouts not row- or column-major: why.
+  std::unordered_map<const Value*, std::string> gemm_copy_reason_;
 };
 
 }  // namespace

@@ -29,7 +29,11 @@ std::string with_i(const std::string& body) {
 std::vector<BadTrace> bad_traces() {
   std::string deep = "  y = prims.neg(" + std::string(200, '(') + "x" + std::string(200, ')') + ")\n";
   return {
-      {"UnknownPrim", with_x("  y = prims.matmul(x, x)\n  return y\n"), 3, 7, "unsupported op 'prims.matmul'"},
+      {"UnknownPrim", with_x("  y = prims.convolution(x, x)\n  return y\n"), 3, 7, "unsupported op 'prims.convolution'"},
+      {"MatmulMixedDtypes", with_i("  y = prims.matmul(x, i)\n  return y\n"), 4, 7,
+       "prims.matmul(x: f32[2, 3], i: i64[2, 4]): operands must have one dtype, got f32 and i64"},
+      {"LinearBiasShape", with_x("  y = ltorch.linear(x, x, x)\n  return y\n"), 3, 27,
+       "ltorch.linear: expected a bias of shape [2], got f32[2, 3]"},
       {"UnknownTorchOp", with_x("  y = torch.nn.functional.linear(x, x)\n  return y\n"), 3, 7,
        "unsupported op 'torch.nn.functional.linear'"},
       {"PrimsIndexPut", with_x("  y = prims.index_put(x, x, x, 0)\n  return y\n"), 3, 7, "unsupported op 'prims.index_put'"},

@@ -1,0 +1,57 @@
+// Reference matmul: torch.matmul's shapes, each element's K products summed in order from 0 in
+// float32 (float64 for f64) and rounded to the dtype once (ir/ir.h).
+#include <vector>
+
+#include "base/error.h"
+#include "layout/host_tensor.h"
+#include "reference/element_access.h"
+#include "reference/reference_ops.h"
+
+namespace vf::reference {
+
+HostTensor run_matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
+  VF_INTERNAL_CHECK(node.op == OpKind::Matmul, "reference: prims.", op_name(node.op), " is not a matmul");
+  const Value& result = *node.output();
+  HostTensor out = HostTensor::empty(result.dtype, result.shape);
+  const int64_t ra = a.rank(), rb = b.rank();
+  const int64_t m_size = ra == 1 ? 1 : a.shape()[ra - 2], k_size = a.shape()[ra - 1];
+  const int64_t n_size = rb == 1 ? 1 : b.shape()[rb - 1];
+  // The batch dims: the result's dims before its matrix dims.
+  const int64_t matrix_dims = (ra > 1 ? 1 : 0) + (rb > 1 ? 1 : 0);
+  const Shape batch(result.shape.begin(), result.shape.end() - matrix_dims);
+  const int64_t nb = static_cast<int64_t>(batch.size());
+  std::vector<int64_t> ia(static_cast<size_t>(ra)), ib(static_cast<size_t>(rb));
+  // An operand's batch index from the result's (its dims aligned from the right, size 1 broadcast).
+  auto set_batch = [&](const HostTensor& t, int64_t matrix, const int64_t* p, std::vector<int64_t>& idx) {
+    const int64_t own = t.rank() - matrix;
+    for (int64_t d = 0; d < own; ++d) idx[d] = t.shape()[d] == 1 ? 0 : p[d + nb - own];
+  };
+  int64_t linear = 0;
+  dispatch_compute(result.dtype, [&](auto zero) {
+    using C = decltype(zero);
+    if constexpr (!kIsFloatCompute<C>) {
+      VF_INTERNAL_ERROR("reference: prims.matmul of ", dtype_short_name(result.dtype), " (infer_types rejects it)");
+    } else {
+      for_each_index(batch, [&](const int64_t* p) {
+        set_batch(a, ra == 1 ? 1 : 2, p, ia);
+        set_batch(b, rb == 1 ? 1 : 2, p, ib);
+        for (int64_t m = 0; m < m_size; ++m) {
+          if (ra > 1) ia[ra - 2] = m;
+          for (int64_t n = 0; n < n_size; ++n) {
+            if (rb > 1) ib[rb - 1] = n;
+            C acc = 0;
+            for (int64_t k = 0; k < k_size; ++k) {
+              ia[ra - 1] = k;
+              ib[rb == 1 ? 0 : rb - 2] = k;
+              acc += load<C>(a, ia.data()) * load<C>(b, ib.data());
+            }
+            store_as<C>(contiguous_element(out, linear++), out.dtype(), acc);
+          }
+        }
+      });
+    }
+  });
+  return out;
+}
+
+}  // namespace vf::reference

@@ -1,0 +1,63 @@
+// matmul in library segments on the CPU (the reference's loop) and, where there is a GPU, on CUDA
+// (cuBLASLt), against the reference executor: every float dtype, transposed operands passed as
+// layouts, broadcast and cross-broadcast batches, vectors, an operand read twice, an empty K, a
+// stepped slice (copied first), and linear with its bias in the next kernel.
+#include <gtest/gtest.h>
+
+#include "backend_test.h"
+
+namespace vf {
+namespace {
+
+class Matmuls : public test::BackendTest {};
+
+int library_calls(const Plan& plan) {
+  int n = 0;
+  for (const Segment& s : plan.segments) n += s.kind == SegmentKind::Library;
+  return n;
+}
+
+TEST_P(Matmuls, EveryFloatDtype_TransposedOperand) {
+  for (const char* dtype : {"f32", "f64", "bf16", "f16"}) {
+    SCOPED_TRACE(dtype);
+    const std::string d = dtype;
+    const Plan plan = check_trace("def f(q, k):\n  # q: \"cpu " + d + "[2, 3, 40, 64]\"\n  # k: \"cpu " + d +
+                                      "[2, 3, 24, 64]\"\n  kt = prims.transpose(k, (0, 1, 3, 2))\n"
+                                      "  s = prims.matmul(q, kt)\n  return s\n",
+                                  64);
+    EXPECT_EQ(library_calls(plan), 1);
+    EXPECT_EQ(plan.kernel_count(), 0);
+  }
+}
+
+TEST_P(Matmuls, BatchesAndVectors_MatchReference) {
+  check_trace(
+      "def f(a, b, c, v, w):\n  # a: \"cpu f32[2, 1, 5, 7]\"\n  # b: \"cpu f32[3, 7, 4]\"\n  # c: \"cpu f32[7, 4]\"\n"
+      "  # v: \"cpu f32[7]\"\n  # w: \"cpu f32[5, 7]\"\n"
+      "  t0 = prims.matmul(a, b)\n  t1 = prims.matmul(a, c)\n  t2 = prims.matmul(v, c)\n  t3 = prims.matmul(w, v)\n"
+      "  t4 = prims.matmul(v, v)\n  wt = prims.transpose(w, (1, 0))\n  t5 = prims.matmul(w, wt)\n"
+      "  return (t0, t1, t2, t3, t4, t5)\n",
+      7);
+}
+
+TEST_P(Matmuls, EmptyKAndSteppedSlice_MatchReference) {
+  const Plan plan = check_trace(
+      "def f(a, b, x, w):\n  # a: \"cpu f32[4, 0]\"\n  # b: \"cpu f32[0, 3]\"\n  # x: \"cpu f32[6, 8]\"\n"
+      "  # w: \"cpu f32[8, 10]\"\n  t0 = prims.matmul(a, b)\n"
+      "  ws = prims.slice_prim(w, (0, 0), (8, 10), (1, 2))\n  t1 = prims.matmul(x, ws)\n  return (t0, t1)\n",
+      8);
+  EXPECT_EQ(plan.kernel_count(), 1);  // the slice, copied contiguous
+}
+
+TEST_P(Matmuls, LinearWithBiasBf16_MatchesReference) {
+  check_trace(
+      "def f(x, w, b):\n  # x: \"cpu bf16[4, 33, 96]\"\n  # w: \"cpu bf16[80, 96]\"\n  # b: \"cpu bf16[80]\"\n"
+      "  t0 = ltorch.linear(x, w, b)\n  t1 = prims.tanh(t0)\n  return t1\n",
+      96);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Matmuls, ::testing::Values(Device::Cpu, Device::Cuda),
+                         [](const auto& info) { return std::string(device_name(info.param)); });
+
+}  // namespace
+}  // namespace vf

@@ -1,0 +1,106 @@
+// Tests of the reference's matmul (torch.matmul's shapes: matrices, vectors, broadcast batches;
+// float32 accumulation rounded once for bf16; K = 0) and of its type errors, and of the trace
+// reader's linear (a matmul by the weight's transpose, plus the bias).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/error.h"
+#include "frontend/trace_reader.h"
+#include "reference_test_util.h"
+
+namespace vf {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::make_tensor;
+using testing::run_one;
+using testing::values_of;
+
+HostTensor matmul(const HostTensor& a, const HostTensor& b) {
+  Fusion f;
+  Value* x = f.add_tensor_input("a", a.dtype(), a.shape());
+  Value* y = f.add_tensor_input("b", b.dtype(), b.shape());
+  f.add_output(f.add(OpKind::Matmul, {x, y}));
+  return run_one(f, {a, b});
+}
+
+// [2, 3] @ [3, 2]: rows times columns.
+TEST(ReferenceMatmul, Matrices_RowsTimesColumns) {
+  const HostTensor a = make_tensor(DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const HostTensor b = make_tensor(DType::Float32, {3, 2}, {7, 8, 9, 10, 11, 12});
+  const HostTensor c = matmul(a, b);
+  EXPECT_EQ(c.shape(), (Shape{2, 2}));
+  EXPECT_EQ(values_of(c), (std::vector<double>{58, 64, 139, 154}));
+}
+
+// Vectors: a dot product (0-dim), a vector times a matrix ([K] @ [K, N] = [N]) and a matrix
+// times a vector ([M, K] @ [K] = [M]).
+TEST(ReferenceMatmul, Vectors_DimsRemoved) {
+  const HostTensor v = make_tensor(DType::Float64, {3}, {1, 2, 3});
+  const HostTensor m = make_tensor(DType::Float64, {3, 2}, {1, 0, 0, 1, 1, 1});
+  const HostTensor dot = matmul(v, v);
+  EXPECT_EQ(dot.shape(), Shape{});
+  EXPECT_EQ(values_of(dot), (std::vector<double>{14}));
+  EXPECT_EQ(values_of(matmul(v, m)), (std::vector<double>{4, 5}));
+  const HostTensor mt = make_tensor(DType::Float64, {2, 3}, {1, 0, 1, 0, 1, 1});
+  EXPECT_EQ(values_of(matmul(mt, v)), (std::vector<double>{4, 5}));
+}
+
+// Batch dims broadcast from the right: [2, 1, 1, 2] @ [3, 2, 1] is [2, 3, 1, 1]; each batch (i, j)
+// multiplies a's row i by b's column j.
+TEST(ReferenceMatmul, BatchDims_Broadcast) {
+  const HostTensor a = make_tensor(DType::Float32, {2, 1, 1, 2}, {1, 2, 3, 4});
+  const HostTensor b = make_tensor(DType::Float32, {3, 2, 1}, {1, 1, 1, 0, 0, 1});
+  const HostTensor c = matmul(a, b);
+  EXPECT_EQ(c.shape(), (Shape{2, 3, 1, 1}));
+  EXPECT_EQ(values_of(c), (std::vector<double>{3, 1, 2, 7, 3, 4}));
+}
+
+// bf16: 256 + eight ones, summed in float32 and rounded once: 264 (bf16 sums would stay 256).
+// An empty K gives zeros.
+TEST(ReferenceMatmul, BFloat16AccumulatesInFloat32_EmptyKGivesZero) {
+  const HostTensor a = make_tensor(DType::BFloat16, {1, 9}, {256, 1, 1, 1, 1, 1, 1, 1, 1});
+  const HostTensor ones = make_tensor(DType::BFloat16, {9, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1});
+  EXPECT_EQ(values_of(matmul(a, ones)), (std::vector<double>{264}));
+  const HostTensor e = matmul(HostTensor::empty(DType::Float32, {2, 0}), HostTensor::empty(DType::Float32, {0, 3}));
+  EXPECT_EQ(values_of(e), (std::vector<double>(6, 0.0)));
+}
+
+TEST(ReferenceMatmul, BadOperands_UserErrors) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {2, 3});
+  Value* h = f.add_tensor_input("h", DType::BFloat16, {3, 2});
+  Value* i = f.add_tensor_input("i", DType::Int64, {3, 2});
+  Value* y = f.add_tensor_input("y", DType::Float32, {4, 2});
+  Value* z = f.add_tensor_input("z", DType::Float32, {2, 3, 3});
+  Value* s = f.add_tensor_input("s", DType::Float32, {});
+  auto message = [&](Value* a, Value* b) {
+    try {
+      f.add(OpKind::Matmul, {a, b});
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(message(x, h), HasSubstr("operands must have one dtype, got f32 and bf16"));
+  EXPECT_THAT(message(i, i), HasSubstr("expects a floating dtype, got i64"));
+  EXPECT_THAT(message(x, y), HasSubstr("the contracted dims differ: f32[2, 3] has 3 columns, f32[4, 2] has 4 rows"));
+  Value* w = f.add_tensor_input("w", DType::Float32, {3, 3, 2});
+  EXPECT_THAT(message(z, w), HasSubstr("the batch dims of f32[2, 3, 3] and f32[3, 3, 2] do not broadcast"));
+  EXPECT_THAT(message(s, x), HasSubstr("expects operands of rank 1 or more"));
+}
+
+// prims.linear(a, w, bias): a @ w.T + bias, and without a bias.
+TEST(ReferenceMatmul, LinearThroughTheReader_TransposeAndBias) {
+  const Fusion f = read_trace(
+      "def f(a, w, b):\n  # a: \"cpu f32[2, 3]\"\n  # w: \"cpu f32[2, 3]\"\n  # b: \"cpu f32[2]\"\n"
+      "  t0 = prims.linear(a, w, b)\n  t1 = ltorch.linear(a, w, None)\n  return (t0, t1)\n");
+  const HostTensor a = make_tensor(DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const HostTensor w = make_tensor(DType::Float32, {2, 3}, {1, 0, 0, 1, 1, 1});
+  const std::vector<HostTensor> out = run_reference(f, {a, w, make_tensor(DType::Float32, {2}, {10, 20})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{11, 26, 14, 35}));
+  EXPECT_EQ(values_of(out[1]), (std::vector<double>{1, 6, 4, 15}));
+}
+
+}  // namespace
+}  // namespace vf

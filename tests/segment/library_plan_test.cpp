@@ -1,0 +1,93 @@
+// Planning of matmuls as library segments: operands that are views of placed storage passed with
+// their layout (an alias segment, no kernel), computed operands and copies written first by a
+// kernel, the result a buffer that later kernels read; values against the reference executor.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "run_plan.h"
+
+namespace vf {
+namespace {
+
+using ::testing::HasSubstr;
+
+int count(const Plan& plan, SegmentKind kind) {
+  int n = 0;
+  for (const Segment& s : plan.segments) n += s.kind == kind;
+  return n;
+}
+
+const Segment& library(const Plan& plan) {
+  for (const Segment& s : plan.segments)
+    if (s.kind == SegmentKind::Library) return s;
+  ADD_FAILURE() << "no library segment";
+  return plan.segments.at(0);
+}
+
+// Attention scores q @ k^T: the transpose is a layout, not a copy; no kernel at all.
+TEST(LibraryPlan, TransposedOperand_PassedAsLayout) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(q, k):
+  # q: "cpu f32[2, 3, 8, 16]"
+  # k: "cpu f32[2, 3, 8, 16]"
+  kt = prims.transpose(k, (0, 1, 3, 2))
+  s = prims.matmul(q, kt)
+  return (s,)
+)");
+  EXPECT_EQ(r.plan.kernel_count(), 0);
+  EXPECT_EQ(count(r.plan, SegmentKind::Library), 1);
+  EXPECT_THAT(library(r.plan).note, HasSubstr("b = kt, passed as layout: a view of k, strides [384, 128, 1, 16]"));
+  EXPECT_EQ(r.plan.view_ops.at(0).decision, ViewDecision::Alias);
+}
+
+// A computed operand is written first (contiguous) by a kernel; the result's consumer (tanh) is a
+// kernel after the call.
+TEST(LibraryPlan, ComputedOperand_WrittenFirst) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(x, w):
+  # x: "cpu f32[4, 6, 8]"
+  # w: "cpu f32[8, 5]"
+  e = prims.exp(x)
+  y = prims.matmul(e, w)
+  t = prims.tanh(y)
+  return (t,)
+)");
+  EXPECT_EQ(r.plan.kernel_count(), 2);
+  ASSERT_EQ(r.plan.segments.size(), 3u);
+  EXPECT_EQ(r.plan.segments[1].kind, SegmentKind::Library);
+  EXPECT_THAT(r.plan.segments[1].note, HasSubstr("a = e, copied, contiguous: computed by exp"));
+  EXPECT_THAT(r.plan.segments[1].note, HasSubstr("b = w, read in place"));
+}
+
+// A reshape after a permute is not a view: the operand is copied, and the note says why.
+TEST(LibraryPlan, ReshapeAfterPermute_Copied) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(x, w):
+  # x: "cpu f32[4, 6, 8]"
+  # w: "cpu f32[48, 3]"
+  p = prims.transpose(x, (0, 2, 1))
+  m = prims.reshape(p, (4, 48))
+  y = prims.matmul(m, w)
+  return (y,)
+)");
+  EXPECT_EQ(r.plan.kernel_count(), 1);
+  EXPECT_THAT(library(r.plan).note, HasSubstr("a = m, copied, contiguous: "));
+}
+
+// linear with a bias: the weight's transpose is a layout, the bias add fuses into the consumer.
+TEST(LibraryPlan, LinearWithBias_BiasInTheNextKernel) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(x, w, b):
+  # x: "cpu bf16[2, 7, 16]"
+  # w: "cpu bf16[12, 16]"
+  # b: "cpu bf16[12]"
+  t0 = ltorch.linear(x, w, b)
+  t1 = prims.neg(t0)
+  return (t1,)
+)");
+  EXPECT_EQ(r.plan.kernel_count(), 1);
+  EXPECT_THAT(library(r.plan).note, HasSubstr("b = t0__weight_t, passed as layout: a view of w, strides [1, 16]"));
+}
+
+}  // namespace
+}  // namespace vf
