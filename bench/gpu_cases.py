@@ -276,6 +276,30 @@ def embedding_backward(q: bool, deterministic: bool = False) -> Case:
                 viewfuse=build, target=0.0, tol=(2e-2, 2e-2))
 
 
+def linear_case(name: str, q: bool, n: int, k: int, out: int) -> Case:
+    """A bias-free linear layer of the model steps in bf16: x [n, k] @ w.T, w [out, k] (the transpose
+    passed to cuBLASLt as a layout): GPU time beside torch's F.linear (cuBLAS) and torch.compile."""
+    if q:
+        n, k, out = 256, 128, 384
+    tr = Trace(name, [("x", torch.bfloat16, (n, k)), ("w", torch.bfloat16, (out, k))])
+    y = tr.op("ltorch.linear", "x", "w", "None")
+    return Case(name, "memory", f"x @ w.T (linear), bf16 [{n},{k}] x [{out},{k}]",
+                lambda d: [_rand(d, (n, k)), _rand(d, (out, k))], lambda x, w: F.linear(x, w), trace=tr.text(y),
+                target=0.0, tol=(2e-2, 2e-2))
+
+
+def einsum_bij_jk_fused(n: int) -> Case:
+    """einsum('bij,jk->bik') as one viewfuse fusion: reshape (a view), matmul (a library call reading
+    the view as a layout), reshape back (a view of the call's result): no copy, one call."""
+    tr = Trace("einsum_fused", [("x", torch.float32, (n, n, n)), ("w", torch.float32, (n, n))])
+    flat = tr.reshape("x", (n * n, n))
+    m = tr.matmul(flat, "w")
+    out = tr.reshape(m, (n, n, n))
+    return Case(f"einsum_bij_jk_fused_n{n}", "einsum", f"einsum('bij,jk->bik') in one fusion, f32 n={n}",
+                lambda d: [_rand(d, (n, n, n), torch.float32), _rand(d, (n, n), torch.float32)],
+                lambda x, w: torch.einsum("bij,jk->bik", x, w), trace=tr.text(out), tol=(1e-3, 1e-3))
+
+
 def _one(vf, tr: Trace, out: str):
     fd = vf.from_trace(tr.text(out))
     return lambda *xs: fd.execute(list(xs))[0]
@@ -361,8 +385,10 @@ def all_cases(quick: bool) -> list[Case]:
              rms_norm(quick), add_layer_norm(quick), bias_gelu(quick), causal_softmax(quick), llama_rope(quick),
              elementwise_1gib(quick), nanogpt_attn_out(quick), nanogpt_mlp_gelu(quick), embedding_backward(quick),
              embedding_backward(quick, deterministic=True)]
+    cases += [linear_case("linear_nanogpt_qkv", quick, 8192, 768, 2304),
+              linear_case("linear_llama_mlp", quick, 8192, 2048, 5632)]
     cases += [einsum_bij_jk(16), einsum_bij_jk(64 if quick else 512), einsum_bijk_bklj(16),
-              einsum_bijk_bklj(32 if quick else 64)]
+              einsum_bijk_bklj(32 if quick else 64), einsum_bij_jk_fused(16), einsum_bij_jk_fused(64 if quick else 512)]
     cases += [host_pointwise3(), host_alias_only(), host_copy_view(), host_pointwise(10, torch.float32, 1024),
               host_pointwise(32, torch.float16, 13, ref=(384, 60.5))]
     return cases

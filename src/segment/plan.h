@@ -18,7 +18,8 @@ enum class SegmentKind {
   Kernel,  // one generated kernel: compute with the view ops between computations as index math
   Host,    // computed by the reference executor (ops no backend generates yet, e.g. reductions)
   // A library call computing one contraction (a matmul) from placed operands, each read with its
-  // layout. Today both backends run the reference executor's loop (CUDA through host copies).
+  // layout: cuBLASLt on CUDA (the host's loop through copies where it cannot be loaded or an
+  // operand is neither row- nor column-major), the reference executor's loop on the CPU.
   Library,
 };
 const char* segment_kind_name(SegmentKind kind);  // "alias", "kernel", "host", "library"

@@ -329,8 +329,7 @@ class Planner {
     const Value* out = n->output();
     const std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, Layout::contiguous(out->shape)}}};
     Candidate c = make_kernel({n}, {out}, placed);
-    c.segment.note = "library call (CPU: the reference's loop; CUDA: the same through host copies, cuBLASLt not yet): " +
-                     operands;
+    c.segment.note = "library call (CUDA: cuBLASLt; CPU: the reference's loop): " + operands;
     commit_kernel(std::move(c.segment), placed);
   }
 
