@@ -64,12 +64,6 @@ struct Loaded {
   std::mutex mutex;  // one call at a time on the shared handle and workspace
 };
 
-template <typename Fn>
-void resolve(void* lib, const char* name, Fn& slot, std::string& missing) {
-  slot = reinterpret_cast<Fn>(dlsym(lib, name));
-  if (!slot && missing.empty()) missing = name;
-}
-
 Loaded& loaded() {
   static Loaded* l = [] {
     auto* out = new Loaded;  // lives for the process, as the library it holds
@@ -89,20 +83,20 @@ Loaded& loaded() {
       }
       Api& a = out->api;
       std::string missing;
-      resolve(lib, "cublasLtCreate", a.create, missing);
-      resolve(lib, "cublasLtMatmulDescCreate", a.desc_create, missing);
-      resolve(lib, "cublasLtMatmulDescDestroy", a.desc_destroy, missing);
-      resolve(lib, "cublasLtMatmulDescSetAttribute", a.desc_set, missing);
-      resolve(lib, "cublasLtMatrixLayoutCreate", a.layout_create, missing);
-      resolve(lib, "cublasLtMatrixLayoutDestroy", a.layout_destroy, missing);
-      resolve(lib, "cublasLtMatrixLayoutSetAttribute", a.layout_set, missing);
-      resolve(lib, "cublasLtMatmulPreferenceCreate", a.pref_create, missing);
-      resolve(lib, "cublasLtMatmulPreferenceDestroy", a.pref_destroy, missing);
-      resolve(lib, "cublasLtMatmulPreferenceSetAttribute", a.pref_set, missing);
-      resolve(lib, "cublasLtMatmulAlgoGetHeuristic", a.heuristic, missing);
-      resolve(lib, "cublasLtMatmul", a.matmul, missing);
+      dl_resolve(lib, "cublasLtCreate", a.create, missing);
+      dl_resolve(lib, "cublasLtMatmulDescCreate", a.desc_create, missing);
+      dl_resolve(lib, "cublasLtMatmulDescDestroy", a.desc_destroy, missing);
+      dl_resolve(lib, "cublasLtMatmulDescSetAttribute", a.desc_set, missing);
+      dl_resolve(lib, "cublasLtMatrixLayoutCreate", a.layout_create, missing);
+      dl_resolve(lib, "cublasLtMatrixLayoutDestroy", a.layout_destroy, missing);
+      dl_resolve(lib, "cublasLtMatrixLayoutSetAttribute", a.layout_set, missing);
+      dl_resolve(lib, "cublasLtMatmulPreferenceCreate", a.pref_create, missing);
+      dl_resolve(lib, "cublasLtMatmulPreferenceDestroy", a.pref_destroy, missing);
+      dl_resolve(lib, "cublasLtMatmulPreferenceSetAttribute", a.pref_set, missing);
+      dl_resolve(lib, "cublasLtMatmulAlgoGetHeuristic", a.heuristic, missing);
+      dl_resolve(lib, "cublasLtMatmul", a.matmul, missing);
       std::string optional;
-      resolve(lib, "cublasLtGetStatusName", a.status_name, optional);
+      dl_resolve(lib, "cublasLtGetStatusName", a.status_name, optional);
       if (!missing.empty()) {
         tried += detail::concat(tried.empty() ? "" : "; ", name, " lacks ", missing);
         dlclose(lib);

@@ -12,13 +12,6 @@
 namespace vf {
 namespace {
 
-// Resolves `name` into `slot`; records the first missing symbol in `missing`.
-template <typename Fn>
-void resolve(void* handle, const char* name, Fn& slot, std::string& missing) {
-  slot = reinterpret_cast<Fn>(dlsym(handle, name));
-  if (!slot && missing.empty()) missing = name;
-}
-
 std::string dl_error_text() {
   const char* text = dlerror();
   return text ? text : "unknown dlopen error";
@@ -36,39 +29,39 @@ CudaDriverLoad load_cuda_driver(const char* library) {
   }
   CudaDriverApi& api = load.api;
   std::string missing;
-  resolve(handle, "cuInit", api.cuInit, missing);
-  resolve(handle, "cuDriverGetVersion", api.cuDriverGetVersion, missing);
-  resolve(handle, "cuDeviceGetCount", api.cuDeviceGetCount, missing);
-  resolve(handle, "cuDeviceGet", api.cuDeviceGet, missing);
-  resolve(handle, "cuDeviceGetAttribute", api.cuDeviceGetAttribute, missing);
-  resolve(handle, "cuDeviceGetName", api.cuDeviceGetName, missing);
-  resolve(handle, "cuDevicePrimaryCtxRetain", api.cuDevicePrimaryCtxRetain, missing);
-  resolve(handle, "cuCtxGetCurrent", api.cuCtxGetCurrent, missing);
-  resolve(handle, "cuCtxSetCurrent", api.cuCtxSetCurrent, missing);
-  resolve(handle, "cuCtxSynchronize", api.cuCtxSynchronize, missing);
-  resolve(handle, "cuModuleLoadData", api.cuModuleLoadData, missing);
-  resolve(handle, "cuModuleUnload", api.cuModuleUnload, missing);
-  resolve(handle, "cuModuleGetFunction", api.cuModuleGetFunction, missing);
-  resolve(handle, "cuFuncSetAttribute", api.cuFuncSetAttribute, missing);
-  resolve(handle, "cuLaunchKernel", api.cuLaunchKernel, missing);
-  resolve(handle, "cuMemAlloc_v2", api.cuMemAlloc, missing);
-  resolve(handle, "cuMemFree_v2", api.cuMemFree, missing);
-  resolve(handle, "cuMemGetInfo_v2", api.cuMemGetInfo, missing);
-  resolve(handle, "cuMemcpyHtoD_v2", api.cuMemcpyHtoD, missing);
-  resolve(handle, "cuMemcpyDtoH_v2", api.cuMemcpyDtoH, missing);
-  resolve(handle, "cuMemcpyHtoDAsync_v2", api.cuMemcpyHtoDAsync, missing);
-  resolve(handle, "cuMemcpyDtoHAsync_v2", api.cuMemcpyDtoHAsync, missing);
-  resolve(handle, "cuMemsetD8_v2", api.cuMemsetD8, missing);
-  resolve(handle, "cuMemsetD8Async", api.cuMemsetD8Async, missing);
-  resolve(handle, "cuMemcpyDtoD_v2", api.cuMemcpyDtoD, missing);
-  resolve(handle, "cuEventCreate", api.cuEventCreate, missing);
-  resolve(handle, "cuEventRecord", api.cuEventRecord, missing);
-  resolve(handle, "cuEventSynchronize", api.cuEventSynchronize, missing);
-  resolve(handle, "cuEventElapsedTime", api.cuEventElapsedTime, missing);
-  resolve(handle, "cuEventDestroy_v2", api.cuEventDestroy, missing);
-  resolve(handle, "cuStreamSynchronize", api.cuStreamSynchronize, missing);
-  resolve(handle, "cuGetErrorName", api.cuGetErrorName, missing);
-  resolve(handle, "cuGetErrorString", api.cuGetErrorString, missing);
+  dl_resolve(handle, "cuInit", api.cuInit, missing);
+  dl_resolve(handle, "cuDriverGetVersion", api.cuDriverGetVersion, missing);
+  dl_resolve(handle, "cuDeviceGetCount", api.cuDeviceGetCount, missing);
+  dl_resolve(handle, "cuDeviceGet", api.cuDeviceGet, missing);
+  dl_resolve(handle, "cuDeviceGetAttribute", api.cuDeviceGetAttribute, missing);
+  dl_resolve(handle, "cuDeviceGetName", api.cuDeviceGetName, missing);
+  dl_resolve(handle, "cuDevicePrimaryCtxRetain", api.cuDevicePrimaryCtxRetain, missing);
+  dl_resolve(handle, "cuCtxGetCurrent", api.cuCtxGetCurrent, missing);
+  dl_resolve(handle, "cuCtxSetCurrent", api.cuCtxSetCurrent, missing);
+  dl_resolve(handle, "cuCtxSynchronize", api.cuCtxSynchronize, missing);
+  dl_resolve(handle, "cuModuleLoadData", api.cuModuleLoadData, missing);
+  dl_resolve(handle, "cuModuleUnload", api.cuModuleUnload, missing);
+  dl_resolve(handle, "cuModuleGetFunction", api.cuModuleGetFunction, missing);
+  dl_resolve(handle, "cuFuncSetAttribute", api.cuFuncSetAttribute, missing);
+  dl_resolve(handle, "cuLaunchKernel", api.cuLaunchKernel, missing);
+  dl_resolve(handle, "cuMemAlloc_v2", api.cuMemAlloc, missing);
+  dl_resolve(handle, "cuMemFree_v2", api.cuMemFree, missing);
+  dl_resolve(handle, "cuMemGetInfo_v2", api.cuMemGetInfo, missing);
+  dl_resolve(handle, "cuMemcpyHtoD_v2", api.cuMemcpyHtoD, missing);
+  dl_resolve(handle, "cuMemcpyDtoH_v2", api.cuMemcpyDtoH, missing);
+  dl_resolve(handle, "cuMemcpyHtoDAsync_v2", api.cuMemcpyHtoDAsync, missing);
+  dl_resolve(handle, "cuMemcpyDtoHAsync_v2", api.cuMemcpyDtoHAsync, missing);
+  dl_resolve(handle, "cuMemsetD8_v2", api.cuMemsetD8, missing);
+  dl_resolve(handle, "cuMemsetD8Async", api.cuMemsetD8Async, missing);
+  dl_resolve(handle, "cuMemcpyDtoD_v2", api.cuMemcpyDtoD, missing);
+  dl_resolve(handle, "cuEventCreate", api.cuEventCreate, missing);
+  dl_resolve(handle, "cuEventRecord", api.cuEventRecord, missing);
+  dl_resolve(handle, "cuEventSynchronize", api.cuEventSynchronize, missing);
+  dl_resolve(handle, "cuEventElapsedTime", api.cuEventElapsedTime, missing);
+  dl_resolve(handle, "cuEventDestroy_v2", api.cuEventDestroy, missing);
+  dl_resolve(handle, "cuStreamSynchronize", api.cuStreamSynchronize, missing);
+  dl_resolve(handle, "cuGetErrorName", api.cuGetErrorName, missing);
+  dl_resolve(handle, "cuGetErrorString", api.cuGetErrorString, missing);
   if (!missing.empty()) {
     load.error = detail::concat("CUDA driver (", library, ") lacks the symbol ", missing,
                                 ": the NVIDIA driver is too old for viewfuse");
@@ -87,25 +80,25 @@ NvrtcLoad load_nvrtc(const char* library) {
   }
   NvrtcApi& api = load.api;
   std::string missing;
-  resolve(handle, "nvrtcVersion", api.nvrtcVersion, missing);
-  resolve(handle, "nvrtcGetErrorString", api.nvrtcGetErrorString, missing);
-  resolve(handle, "nvrtcCreateProgram", api.nvrtcCreateProgram, missing);
-  resolve(handle, "nvrtcDestroyProgram", api.nvrtcDestroyProgram, missing);
-  resolve(handle, "nvrtcCompileProgram", api.nvrtcCompileProgram, missing);
-  resolve(handle, "nvrtcGetProgramLogSize", api.nvrtcGetProgramLogSize, missing);
-  resolve(handle, "nvrtcGetProgramLog", api.nvrtcGetProgramLog, missing);
-  resolve(handle, "nvrtcGetCUBINSize", api.nvrtcGetCUBINSize, missing);
-  resolve(handle, "nvrtcGetCUBIN", api.nvrtcGetCUBIN, missing);
-  resolve(handle, "nvrtcGetPTXSize", api.nvrtcGetPTXSize, missing);
-  resolve(handle, "nvrtcGetPTX", api.nvrtcGetPTX, missing);
+  dl_resolve(handle, "nvrtcVersion", api.nvrtcVersion, missing);
+  dl_resolve(handle, "nvrtcGetErrorString", api.nvrtcGetErrorString, missing);
+  dl_resolve(handle, "nvrtcCreateProgram", api.nvrtcCreateProgram, missing);
+  dl_resolve(handle, "nvrtcDestroyProgram", api.nvrtcDestroyProgram, missing);
+  dl_resolve(handle, "nvrtcCompileProgram", api.nvrtcCompileProgram, missing);
+  dl_resolve(handle, "nvrtcGetProgramLogSize", api.nvrtcGetProgramLogSize, missing);
+  dl_resolve(handle, "nvrtcGetProgramLog", api.nvrtcGetProgramLog, missing);
+  dl_resolve(handle, "nvrtcGetCUBINSize", api.nvrtcGetCUBINSize, missing);
+  dl_resolve(handle, "nvrtcGetCUBIN", api.nvrtcGetCUBIN, missing);
+  dl_resolve(handle, "nvrtcGetPTXSize", api.nvrtcGetPTXSize, missing);
+  dl_resolve(handle, "nvrtcGetPTX", api.nvrtcGetPTX, missing);
   if (!missing.empty()) {
     load.error = detail::concat("NVRTC (", library, ") lacks the symbol ", missing, ": NVRTC 11.1 or newer is needed");
     dlclose(handle);
     return load;
   }
   std::string optional_missing;
-  resolve(handle, "nvrtcGetNumSupportedArchs", api.nvrtcGetNumSupportedArchs, optional_missing);
-  resolve(handle, "nvrtcGetSupportedArchs", api.nvrtcGetSupportedArchs, optional_missing);
+  dl_resolve(handle, "nvrtcGetNumSupportedArchs", api.nvrtcGetNumSupportedArchs, optional_missing);
+  dl_resolve(handle, "nvrtcGetSupportedArchs", api.nvrtcGetSupportedArchs, optional_missing);
   if (api.nvrtcVersion(&api.major, &api.minor) != kNvrtcSuccess) {
     load.error = detail::concat("NVRTC (", library, ") failed to report its version");
     dlclose(handle);

@@ -6,6 +6,8 @@
 // toolkit headers where the toolkit is installed). The library builds, links and runs on
 // machines with neither the driver nor NVRTC; using them throws DeviceError there.
 
+#include <dlfcn.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -123,6 +125,14 @@ NvrtcLoad load_nvrtc(const char* library);
 // The library names tried for NVRTC, in order: $VF_NVRTC_PATH alone when set, else the sonames
 // and then the toolkit's lib64 folder.
 std::string nvrtc_search_list();
+
+// Resolves `name` in the dlopen handle into `slot`; records the first missing symbol in `missing`
+// (the loaders of the driver, NVRTC and cuBLASLt).
+template <typename Fn>
+void dl_resolve(void* handle, const char* name, Fn& slot, std::string& missing) {
+  slot = reinterpret_cast<Fn>(dlsym(handle, name));
+  if (!slot && missing.empty()) missing = name;
+}
 
 // "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
 std::string cuda_error_text(const char* call, CUresult result);
