@@ -66,7 +66,11 @@ void KernelLowering::lower_scatter_nest(const Node& n) {
                                            out->type_string(), ")"));
   const int bound = constant_field(n, 0, size);
   const int target = nest_->gathered(where, bound, ir_.field(AbiFieldKind::IndexError, 0), gather);
-  const int in_range = land(nest_->binary(IndexOp::Ge, target, nest_->constant(0)), nest_->binary(IndexOp::Lt, target, bound));
+  // One node per statement: the order of evaluation of function arguments is unspecified, and the
+  // node numbering (the kernel's text, its cache key) must not depend on the compiler.
+  const int at_least_zero = nest_->binary(IndexOp::Ge, target, nest_->constant(0));
+  const int below_bound = nest_->binary(IndexOp::Lt, target, bound);
+  const int in_range = land(at_least_zero, below_bound);
   const Layout& l = spec_.output_layouts[0];
   auto& classes = ir_.abi.output_classes[0];
   classes.clear();

@@ -163,7 +163,6 @@ void cublaslt_matmul(const StridedGemm& g, DType dtype, CUdeviceptr a, CUdevicep
   if (g.m == 0 || g.n == 0 || calls == 0 || count == 0) return;
   const CudaDriverApi& cu = cuda_driver_api();
   if (g.k == 0) {  // an empty sum: zeros (d is row-major and its batches laid out by g.d)
-    std::vector<int64_t> at(g.batch.size(), 0);
     for (int64_t c = 0; c < calls * count; ++c) {
       int64_t off = g.d.offset, rest = c;
       for (size_t j = g.batch.size(); j-- > 0;) {
