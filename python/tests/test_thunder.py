@@ -82,9 +82,11 @@ def test_llama_rope(bookend, dtype, device):
         jit_and_compare(fn, args, bookend)
         return
     # bf16: eager rounds each op's result. Rounding where Thunder's decomposition does gives eager's
-    # values; keeping float32 there (the default) is as close to float64 as eager or closer.
+    # values; keeping float32 there (the default) is as close to float64 as eager or closer (the
+    # oracle below). Against eager itself the default may differ by a few bf16 steps of the
+    # products where q * cos and rotate(q) * sin cancel.
     jit_and_compare(fn, args, bookend, atol=2e-2, rtol=2e-2, vf_keep_round_trips=True)
-    jfn, _ = jit_and_compare(fn, args, bookend, atol=0.04, rtol=2e-2)
+    jfn, _ = jit_and_compare(fn, args, bookend, atol=0.08, rtol=2e-2)
     exact = fn(*[a.double() for a in args])
     for got, eager, want in zip(jfn(*args), fn(*args), exact):
         assert (got.double() - want).abs().max() <= (eager.double() - want).abs().max()
