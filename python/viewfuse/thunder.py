@@ -44,8 +44,8 @@ __all__ = ["ViewfuseExecutor", "viewfuse_ex"]
 # viewfuse's prims that Thunder has no prim of: frexp's two results (Thunder's prims.frexp gives both)
 # and cumsum (Thunder's is torch-level): the reader writes those calls as them (_COMPOSITES).
 _VIEWFUSE_ONLY = {"frexp_mantissa", "frexp_exponent", "cumsum"}
-# Prims viewfuse has but does not claim yet: matmul runs the reference's loop (on CUDA through host
-# copies) until its cuBLASLt call lands (issue 25), so Thunder's matmuls and linears stay with torch.
+# Prims viewfuse has but does not claim yet: matmul (a cuBLASLt call on CUDA) stays with torch until
+# the model steps are measured with it and its epilogues fuse (issue 25).
 _NOT_CLAIMED = {"matmul"}
 _PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()} - _VIEWFUSE_ONLY - _NOT_CLAIMED
 # Elementwise prims of several operands: Thunder lets a CPU scalar tensor (0-dim) be one of them

@@ -126,6 +126,32 @@ class Planner {
     add_kernel({&n}, {n.output()}, {{n.output(), Placement{n.output(), Layout::contiguous(n.output()->shape)}}});
   }
 
+  // The alias analysis of the fusion seeded with every value placed so far.
+  AliasAnalysis aliases_of_placed() const {
+    std::vector<std::optional<AliasInfo>> known(fusion_.values().size());
+    for (const auto& v : fusion_.values())
+      if (const Placement* p = placement(v.get())) known[v->id] = AliasInfo{p->storage, p->layout};
+    return analyze_aliases(fusion_, std::move(known));
+  }
+
+  // Places v, an alias of placed storage, and the chain of view ops leading to it as layout
+  // arithmetic in the pending alias segment; adds the chain's nodes to `nodes`.
+  void place_view_chain(const Value* v, const AliasAnalysis& aliases, std::unordered_set<const Node*>& nodes) {
+    for (const Value* cur = v; !placement(cur); cur = cur->producer->inputs[0]) {
+      const AliasInfo* info = aliases.find(cur);
+      place(cur, Placement{info->source, info->layout});
+      pending_alias_.views.insert(pending_alias_.views.begin(), cur);
+      nodes.insert(cur->producer);
+    }
+  }
+
+  // The pending alias segment, holding `nodes` in program order.
+  void flush_alias_segment(const std::unordered_set<const Node*>& nodes) {
+    for (const auto& n : fusion_.nodes())
+      if (nodes.count(n.get())) pending_alias_.nodes.push_back(n.get());
+    flush_alias_segment();
+  }
+
   void flush_alias_segment() {
     if (pending_alias_.views.empty()) return;
     pending_alias_.kind = SegmentKind::Alias;
@@ -152,10 +178,7 @@ class Planner {
     plan_ordered_ops(needed, group_has);
 
     // Step 3: alias analysis seeded with every placed value.
-    std::vector<std::optional<AliasInfo>> known(fusion_.values().size());
-    for (const auto& v : fusion_.values())
-      if (const Placement* p = placement(v.get())) known[v->id] = AliasInfo{p->storage, p->layout};
-    AliasAnalysis aliases = analyze_aliases(fusion_, std::move(known));
+    const AliasAnalysis aliases = aliases_of_placed();
 
     std::vector<const Value*> produced;
     std::unordered_set<const Node*> alias_nodes;
@@ -165,17 +188,9 @@ class Planner {
         produced.push_back(v);
         continue;
       }
-      // The chain of view ops from placed storage to v is evaluated as layout arithmetic.
-      for (const Value* cur = v; !placement(cur); cur = cur->producer->inputs[0]) {
-        const AliasInfo* info = aliases.find(cur);
-        place(cur, Placement{info->source, info->layout});
-        pending_alias_.views.insert(pending_alias_.views.begin(), cur);
-        alias_nodes.insert(cur->producer);
-      }
+      place_view_chain(v, aliases, alias_nodes);
     }
-    for (const auto& n : fusion_.nodes())
-      if (alias_nodes.count(n.get())) pending_alias_.nodes.push_back(n.get());
-    flush_alias_segment();
+    flush_alias_segment(alias_nodes);
 
     // Step 4: empty values need no kernel; the others get buffers.
     std::vector<std::pair<const Value*, Placement>> empties;
@@ -281,10 +296,8 @@ class Planner {
   // contiguous, by the kernels of step 5's rules. A fusion input is read as it comes.
   template <class InGroup>
   void plan_library_call(const Node* n, const InGroup& group_has) {
-    std::vector<std::optional<AliasInfo>> known(fusion_.values().size());
-    for (const auto& v : fusion_.values())
-      if (const Placement* p = placement(v.get())) known[v->id] = AliasInfo{p->storage, p->layout};
-    const AliasAnalysis aliases = analyze_aliases(fusion_, std::move(known));
+    const AliasAnalysis aliases = aliases_of_placed();
+    std::unordered_set<const Node*> views;
     std::vector<const Value*> written;
     std::vector<std::pair<const Value*, Placement>> written_placements;
     std::string operands;
@@ -302,14 +315,7 @@ class Planner {
       const AliasInfo* info = aliases.find(v);
       const std::string problem = info ? gemm_operand_problem(info->layout) : "";
       if (info && problem.empty()) {
-        std::vector<const Node*> chain;
-        for (const Value* cur = v; !placement(cur); cur = cur->producer->inputs[0]) {
-          const AliasInfo* at = aliases.find(cur);
-          place(cur, Placement{at->source, at->layout});
-          pending_alias_.views.insert(pending_alias_.views.begin(), cur);
-          chain.insert(chain.begin(), cur->producer);
-        }
-        pending_alias_.nodes.insert(pending_alias_.nodes.end(), chain.begin(), chain.end());
+        place_view_chain(v, aliases, views);
         operands += "passed as layout: a view of " + info->source->name + ", strides " + shape_to_string(info->layout.strides);
         continue;
       }
@@ -324,7 +330,7 @@ class Planner {
         written_placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
       }
     }
-    flush_alias_segment();
+    flush_alias_segment(views);
     if (!written.empty()) add_kernels(nodes_for(written, group_has), written, written_placements, group_has);
     const Value* out = n->output();
     const std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, Layout::contiguous(out->shape)}}};
