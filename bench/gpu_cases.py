@@ -288,6 +288,21 @@ def linear_case(name: str, q: bool, n: int, k: int, out: int) -> Case:
                 target=0.0, tol=(2e-2, 2e-2))
 
 
+def linear_bias_gelu(q: bool) -> Case:
+    """nanoGPT's MLP up-projection with its bias and tanh gelu, bf16: x [n, 768] by w [3072, 768] plus
+    b. viewfuse adds the bias in the cuBLASLt call (its bias epilogue) and runs the gelu as a kernel
+    after it; torch runs F.linear (addmm with the bias) and F.gelu."""
+    n, k, out = (256, 128, 512) if q else (8192, 768, 3072)
+    tr = Trace("linear_bias_gelu", [("x", torch.bfloat16, (n, k)), ("w", torch.bfloat16, (out, k)),
+                                    ("b", torch.bfloat16, (out,))])
+    y = tr.op("ltorch.linear", "x", "w", "b")
+    t = tr.convert(tr.gelu_tanh(tr.convert(y, torch.float32)), torch.bfloat16)
+    return Case("linear_bias_gelu_nanogpt", "memory", f"gelu_tanh(x @ w.T + b), bf16 [{n},{k}] x [{out},{k}]",
+                lambda d: [_rand(d, (n, k)), _rand(d, (out, k)), _rand(d, (out,))],
+                lambda x, w, b: F.gelu(F.linear(x, w, b), approximate="tanh"), trace=tr.text(t), target=0.0,
+                tol=(3e-2, 3e-2))
+
+
 def einsum_bij_jk_fused(n: int) -> Case:
     """einsum('bij,jk->bik') as one viewfuse fusion: reshape (a view), matmul (a library call reading
     the view as a layout), reshape back (a view of the call's result): no copy, one call."""
@@ -298,6 +313,16 @@ def einsum_bij_jk_fused(n: int) -> Case:
     return Case(f"einsum_bij_jk_fused_n{n}", "einsum", f"einsum('bij,jk->bik') in one fusion, f32 n={n}",
                 lambda d: [_rand(d, (n, n, n), torch.float32), _rand(d, (n, n), torch.float32)],
                 lambda x, w: torch.einsum("bij,jk->bik", x, w), trace=tr.text(out), tol=(1e-3, 1e-3))
+
+
+def einsum_fused_vs_mm(n: int) -> Case:
+    """The fused einsum('bij,jk->bik') above against torch's matmul alone (torch.mm of the flat view,
+    viewed back: what the einsum costs torch at the least), for the host time of a small call."""
+    case = einsum_bij_jk_fused(n)
+    case.name = f"einsum_bij_jk_fused_n{n}_vs_mm"
+    case.what = f"einsum('bij,jk->bik') in one fusion; eager: torch.mm alone, f32 n={n}"
+    case.eager = lambda x, w: torch.mm(x.view(n * n, n), w).view(n, n, n)
+    return case
 
 
 def _one(vf, tr: Trace, out: str):
@@ -386,9 +411,10 @@ def all_cases(quick: bool) -> list[Case]:
              elementwise_1gib(quick), nanogpt_attn_out(quick), nanogpt_mlp_gelu(quick), embedding_backward(quick),
              embedding_backward(quick, deterministic=True)]
     cases += [linear_case("linear_nanogpt_qkv", quick, 8192, 768, 2304),
-              linear_case("linear_llama_mlp", quick, 8192, 2048, 5632)]
+              linear_case("linear_llama_mlp", quick, 8192, 2048, 5632), linear_bias_gelu(quick)]
     cases += [einsum_bij_jk(16), einsum_bij_jk(64 if quick else 512), einsum_bijk_bklj(16),
-              einsum_bijk_bklj(32 if quick else 64), einsum_bij_jk_fused(16), einsum_bij_jk_fused(64 if quick else 512)]
+              einsum_bijk_bklj(32 if quick else 64), einsum_bij_jk_fused(16), einsum_bij_jk_fused(64 if quick else 512),
+              einsum_fused_vs_mm(16)]
     cases += [host_pointwise3(), host_alias_only(), host_copy_view(), host_pointwise(10, torch.float32, 1024),
               host_pointwise(32, torch.float16, 13, ref=(384, 60.5))]
     return cases

@@ -388,8 +388,9 @@ def test_frexp_matches_torch(dtype, device):
 def test_matmul_and_linear_match_torch(dtype, device):
     """prims.matmul (a library segment) against torch.matmul: matrices of every layout (transposed,
     expanded, offset and strided operands are read with their layouts), vectors, broadcast batch
-    dims; and linear with and without a bias. Half types within their rounding (viewfuse sums in
-    float32 and rounds once, as cuBLAS does; the bias is added after that rounding)."""
+    dims; matmul with a bias (torch.addmm) and linear with and without one, the bias of every
+    layout. Half types within their rounding (viewfuse sums in float32, adds the bias and rounds
+    once, as cuBLAS does)."""
     for layout in LAYOUTS:
         a, b = make((5, 7), dtype, device, layout), make((7, 4), dtype, device, layout)
         check(run1("matmul", [a, b]), torch.matmul(a, b), dtype)
@@ -399,6 +400,9 @@ def test_matmul_and_linear_match_torch(dtype, device):
     x, w, bias = make((3, 6, 8), dtype, device), make((5, 8), dtype, device), make((5,), dtype, device)
     check(run1("linear", [x, w, bias]), torch.nn.functional.linear(x, w, bias), dtype)
     check(run1("linear", [x, w, None]), torch.nn.functional.linear(x, w), dtype)
+    for layout in LAYOUTS:
+        a, b, c = make((6, 8), dtype, device), make((8, 5), dtype, device, layout), make((5,), dtype, device, layout)
+        check(run1("matmul", [a, b, c]), torch.addmm(c, a, b), dtype)
 
 
 def test_index_out_of_range_is_an_error_on_cpu():

@@ -93,7 +93,7 @@ def test_llama_rope(bookend, dtype, device):
 
 
 class Block(torch.nn.Module):
-    """nanoGPT's transformer block (causal self-attention and MLP) with its matmuls left to torch."""
+    """nanoGPT's transformer block (causal self-attention and MLP)."""
 
     def __init__(self, n_embd=32, n_head=4, block_size=16):
         super().__init__()
@@ -129,8 +129,18 @@ def test_nanogpt_block(bookend, device):
     torch.manual_seed(0)
     block = Block().to(device).requires_grad_(False)
     x = make((2, 16, 32), torch.float32, device)
-    _, trace = jit_and_compare(block, [x], bookend, atol=1e-4, rtol=1e-4, min_regions=2)
-    assert "matmul" in trace or "linear" in trace  # the matmuls stay with torch
+    jfn, _ = jit_and_compare(block, [x], bookend, atol=1e-4, rtol=1e-4)
+    left = _left_to_torch(thunder.last_traces(jfn)[-1])
+    if device == "cuda":  # the linears and matmuls run in the regions (cuBLASLt)
+        assert not left & {"linear", "matmul"}, left
+        jfn, _ = jit_and_compare(block, [x], bookend, atol=1e-4, rtol=1e-4, min_regions=2, vf_matmul=False)
+        left = _left_to_torch(thunder.last_traces(jfn)[-1])
+    assert {"linear", "matmul"} <= left  # on the CPU, and on CUDA with vf_matmul=False: torch's
+
+
+def _left_to_torch(trace) -> set[str]:
+    """The names of the symbols of an execution trace that run outside viewfuse's regions."""
+    return {b.sym.name for b in trace.bound_symbols if b.sym.executor is not None and not b.sym.is_fusion}
 
 
 def test_region_inputs_are_only_what_the_ops_read():
@@ -432,16 +442,9 @@ def test_cumsum_and_frexp_fuse(device):
     assert {"cumsum", "frexp"} <= fused
 
 
-@pytest.mark.parametrize("model_name", ["nanogpt", "llama2"])
-def test_model_step_leaves_only_matmuls_to_torch(model_name):
-    """A training step (forward, cross-entropy loss, backward) of Thunder's nanoGPT and Llama test
-    models at small sizes in f32: every op but the matmuls and linears (not claimed yet, issue 25)
-    runs in viewfuse regions, in the forward and in the backward (the embeddings and their
-    gradients, positions, norms, RoPE, attention's softmax, cross-entropy and its backward); the
-    loss and every gradient equal eager's. On the CPU only: there Thunder writes attention as
-    matmuls and a softmax; on CUDA it may keep scaled_dot_product_attention whole (with the sdpa
-    executor of the model-step benchmark it does), which this set of names does not cover."""
-    device = "cpu"
+def _small_step(model_name: str, device: str):
+    """Thunder's nanoGPT or Llama test model at a small size in f32 on `device`, a training step's
+    loss function of it (cross-entropy over a 512 vocabulary) and its arguments."""
     import torch.nn.functional as F
     from thunder.tests import llama2_model, nanogpt_model
 
@@ -459,17 +462,50 @@ def test_model_step_leaves_only_matmuls_to_torch(model_name):
         return loss if loss is not None else F.cross_entropy(logits.view(-1, 512), targets.view(-1))
 
     idx, targets = (torch.randint(0, 512, (2, 64), device=device) for _ in range(2))
-    jstep = thunder.jit(step, executors=[viewfuse_ex])
-    loss = jstep(idx, targets)
+    return model, step, (idx, targets)
+
+
+def _check_step(model, step, args, executors):
+    """Runs `step` through Thunder with `executors` and checks the loss and every gradient against
+    eager's; returns the jitted step."""
+    jstep = thunder.jit(step, executors=executors)
+    loss = jstep(*args)
     grads = torch.autograd.grad(loss, list(model.parameters()))
-    want = step(idx, targets)
+    want = step(*args)
     want_grads = torch.autograd.grad(want, list(model.parameters()))
     torch.testing.assert_close(loss, want, rtol=1e-5, atol=1e-5)
     for g, w in zip(grads, want_grads):
         torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
+    return jstep
+
+
+@pytest.mark.parametrize("model_name", ["nanogpt", "llama2"])
+def test_model_step_leaves_only_matmuls_to_torch(model_name):
+    """A training step (forward, cross-entropy loss, backward) of Thunder's nanoGPT and Llama test
+    models at small sizes in f32: every op but the matmuls and linears (torch's BLAS on the CPU;
+    on CUDA viewfuse claims them, the test below) runs in viewfuse regions, in the forward and in
+    the backward (the embeddings and their gradients, positions, norms, RoPE, attention's softmax,
+    cross-entropy and its backward); the
+    loss and every gradient equal eager's. On the CPU only: there Thunder writes attention as
+    matmuls and a softmax; on CUDA it may keep scaled_dot_product_attention whole (with the sdpa
+    executor of the model-step benchmark it does), which this set of names does not cover."""
+    jstep = _check_step(*_small_step(model_name, "cpu"), [viewfuse_ex])
     for trace in (thunder.last_traces(jstep)[-1], thunder.last_backward_traces(jstep)[-1]):
-        left = {b.sym.name for b in trace.bound_symbols if b.sym.executor is not None and not b.sym.is_fusion}
-        assert left <= {"linear", "matmul", "clear_mutable_collection"}, str(trace)
+        assert _left_to_torch(trace) <= {"linear", "matmul", "clear_mutable_collection"}, str(trace)
+
+
+@pytest.mark.parametrize("model_name", ["nanogpt", "llama2"])
+def test_model_step_on_cuda_runs_everything_in_regions(model_name):
+    """The same training step on CUDA with the sdpa executor (as the model-step benchmark runs it):
+    the linears and matmuls, forward and backward, are in viewfuse regions (cuBLASLt calls, linear's
+    bias in the call), only attention stays with sdpa, and the loss and every gradient equal eager's
+    (float32 without TF32 on both sides)."""
+    if not torch.cuda.is_available():
+        pytest.skip("needs CUDA: on the CPU viewfuse leaves matmuls to torch (the test above)")
+    jstep = _check_step(*_small_step(model_name, "cuda"), [viewfuse_ex, thunder.get_executor("sdpa")])
+    for trace in (thunder.last_traces(jstep)[-1], thunder.last_backward_traces(jstep)[-1]):
+        left = _left_to_torch(trace)
+        assert not left & {"linear", "matmul"}, str(trace)
 
 
 def test_deterministic_scatters_repeat_bit_for_bit(device):

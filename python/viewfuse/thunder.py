@@ -44,10 +44,9 @@ __all__ = ["ViewfuseExecutor", "viewfuse_ex"]
 # viewfuse's prims that Thunder has no prim of: frexp's two results (Thunder's prims.frexp gives both)
 # and cumsum (Thunder's is torch-level): the reader writes those calls as them (_COMPOSITES).
 _VIEWFUSE_ONLY = {"frexp_mantissa", "frexp_exponent", "cumsum"}
-# Prims viewfuse has but does not claim yet: matmul (a cuBLASLt call on CUDA) stays with torch until
-# the model steps are measured with it and its epilogues fuse (issue 25).
-_NOT_CLAIMED = {"matmul"}
-_PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()} - _VIEWFUSE_ONLY - _NOT_CLAIMED
+# Contractions: claimed with their own checker (_matmul_checker), on CUDA only.
+_CONTRACTIONS = {"matmul"}
+_PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()} - _VIEWFUSE_ONLY
 # Elementwise prims of several operands: Thunder lets a CPU scalar tensor (0-dim) be one of them
 # beside tensors of any shape and device, as a number.
 _MULTI_OPERAND = {name for name, category, _ in _viewfuse.op_table() if category in ("binary", "ternary")}
@@ -67,12 +66,12 @@ _IDENTITIES = {prims.shallow_copy.id, prims.stride_order.id, prims.clone.id}
 # Symbols without viewfuse prims that the trace reader writes as several prims (lower_call.cpp),
 # by the name it reads them under: Thunder's nll_loss_backward (torch-level), its argmax and argmin
 # prims, its index_add and embedding_backward prims (scatter_add of a spread index), its frexp prim
-# (frexp_mantissa and frexp_exponent), its std prim (sqrt of var) and its torch-level cumsum (a
-# conversion and prims.cumsum).
+# (frexp_mantissa and frexp_exponent), its std prim (sqrt of var), its torch-level cumsum (a
+# conversion and prims.cumsum) and its linear prim (a matmul by the weight's transpose, with the bias).
 _COMPOSITES = {ltorch.nll_loss_backward.id: "ltorch.nll_loss_backward", prims.argmax.id: "prims.argmax",
                prims.argmin.id: "prims.argmin", prims.index_add.id: "prims.index_add",
                prims.embedding_backward.id: "prims.embedding_backward", prims.frexp.id: "prims.frexp",
-               prims.std.id: "prims.std", ltorch.cumsum.id: "ltorch.cumsum"}
+               prims.std.id: "prims.std", ltorch.cumsum.id: "ltorch.cumsum", prims.linear.id: "prims.linear"}
 
 
 def _dtype_ok(dtype) -> bool:
@@ -191,6 +190,19 @@ def _cumsum_checker(a, dim, *, dtype=None) -> bool:
 def _float_checker(a, *args, **kwargs) -> bool:
     """Claims prims of floating tensors only (frexp, std)."""
     return thunder.dtypes.is_float_dtype(a.dtype) and _checker(a, *args, **kwargs)
+
+
+def _matmul_checker(a, b, bias=None) -> bool:
+    """Claims matmul and linear of CUDA tensors of one float dtype (a cuBLASLt call in the region;
+    on the CPU, viewfuse's loop is the reference's, far slower than torch's BLAS), unless the
+    compile option vf_matmul is False."""
+    if get_compile_option("vf_matmul", "viewfuse: run matmul and linear in its regions (cuBLASLt on CUDA). "
+                          "Default True.") is False:
+        return False
+    tensors = [x for x in (a, b, bias) if x is not None]
+    return (all(isinstance(x, TensorProxy) and x.device.devicetype.name.lower() == "cuda"
+                and thunder.dtypes.is_float_dtype(x.dtype) and x.dtype == a.dtype for x in tensors)
+            and _checker(a, b, bias))
 
 
 def _arg_extreme_checker(a, dim) -> bool:
@@ -412,7 +424,7 @@ class ViewfuseExecutor(FusionExecutor):
         # fuse(region, counter) (update_fusion_call_ctx, rematerialization), which must plan it
         # with the same options.
         self._pass_options = _PassOptions()
-        for sym_name in sorted(_PRIMS - _CREATION - _RANDOM):
+        for sym_name in sorted(_PRIMS - _CREATION - _RANDOM - _CONTRACTIONS):
             checker = _multi_operand_checker if sym_name in _MULTI_OPERAND else _checker
             checker = _nextafter_checker if sym_name == "nextafter" else checker
             self.register_supported(getattr(prims, sym_name).id, checker)
@@ -433,6 +445,8 @@ class ViewfuseExecutor(FusionExecutor):
         self.register_supported(ltorch.cumsum.id, _cumsum_checker)
         self.register_supported(prims.frexp.id, _float_checker)
         self.register_supported(prims.std.id, _float_checker)
+        self.register_supported(prims.matmul.id, _matmul_checker)
+        self.register_supported(prims.linear.id, _matmul_checker)
         self.register_supported(prims.argmax.id, _arg_extreme_checker)
         self.register_supported(prims.argmin.id, _arg_extreme_checker)
         self.register_supported(prims.shallow_copy.id, _checker)

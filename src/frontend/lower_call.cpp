@@ -85,8 +85,9 @@ std::vector<Value*> CallLowering::prim(OpKind op) {
       return emit(op, {tensor(*a[0])}, AxisAttrs{integer(*a[1], "dim")});
     }
     case OpCategory::Contraction: {
-      auto a = bind({"a", "b"}, 2);
-      return emit(op, {tensor(*a[0]), tensor(*a[1])}, NoAttrs{});
+      auto a = bind({"a", "b", "bias"}, 2);
+      if (!a[2] || a[2]->kind == Expr::Kind::None) return emit(op, {tensor(*a[0]), tensor(*a[1])}, NoAttrs{});
+      return emit(op, {tensor(*a[0]), tensor(*a[1]), tensor(*a[2])}, NoAttrs{});
     }
     case OpCategory::Reduction: {
       if (op == OpKind::Var || op == OpKind::VarMean) {
@@ -320,9 +321,9 @@ std::vector<Value*> CallLowering::flatten() {
 // torch.matmul(a, b): prims.matmul.
 std::vector<Value*> CallLowering::matmul() { return prim(OpKind::Matmul); }
 
-// prims.linear(a, w, bias) and torch's linear: a @ w.T (the transpose a view of w), plus bias
-// broadcast along the result's last dim. The product is rounded before the bias is added (one
-// rounding more than torch's addmm for the half types).
+// prims.linear(a, w, bias) and torch's linear: matmul(a, w.T, bias), the transpose a view of w and
+// the bias added before the product is rounded (torch's addmm). A 0-dim bias is broadcast to the
+// weight's rows first.
 std::vector<Value*> CallLowering::linear() {
   auto x = bind({"a", "w", "bias"}, 2);
   Value* a = tensor(*x[0]);
@@ -330,15 +331,12 @@ std::vector<Value*> CallLowering::linear() {
   if (w->rank() != 2) fail(*x[1], "expected a weight of rank 2 ([out, in]), got ", w->type_string());
   Value* wt = emit_step(OpKind::Transpose, {w}, PermuteAttrs{{1, 0}}, "weight_t");
   if (!x[2] || x[2]->kind == Expr::Kind::None) return emit(OpKind::Matmul, {a, wt}, NoAttrs{});
-  Value* y = emit_step(OpKind::Matmul, {a, wt}, NoAttrs{}, "product");
   Value* bias = tensor(*x[2]);
   if (bias->rank() > 1 || (bias->rank() == 1 && bias->shape[0] != w->shape[0]))
     fail(*x[2], "expected a bias of shape [", w->shape[0], "], got ", bias->type_string());
-  Value* spread = emit_step(OpKind::BroadcastInDim, {bias},
-                            BroadcastAttrs{y->shape, bias->rank() == 1 ? std::vector<int64_t>{y->rank() - 1}
-                                                                       : std::vector<int64_t>{}},
-                            "bias");
-  return emit(OpKind::Add, {y, spread}, NoAttrs{});
+  if (bias->rank() == 0)
+    bias = emit_step(OpKind::BroadcastInDim, {bias}, BroadcastAttrs{{w->shape[0]}, {}}, "bias");
+  return emit(OpKind::Matmul, {a, wt, bias}, NoAttrs{});
 }
 
 // The torch-level functions the reader accepts besides the prims: one table, which the Python

@@ -47,6 +47,7 @@ class Checker {
     if (!cond) fail(std::forward<Args>(args)...);
   }
 
+  size_t count() const { return inputs_.size(); }
   void arity(size_t n) const {
     check(inputs_.size() == n, "expected ", n, " argument(s), got ", inputs_.size());
   }
@@ -376,7 +377,8 @@ std::vector<ValueType> infer_scatter(const Checker& c, OpAttrs& attrs) {
 
 // torch.matmul's shapes (ir.h).
 std::vector<ValueType> infer_matmul(const Checker& c) {
-  c.arity(2);
+  c.check(c.count() == 2 || c.count() == 3, "expected 2 arguments (a, b) or 3 (a, b, bias), got ",
+          c.count());
   const Value& a = c.tensor(0);
   const Value& b = c.tensor(1);
   c.check(a.dtype == b.dtype, "operands must have one dtype, got ", dtype_short_name(a.dtype), " and ",
@@ -401,6 +403,12 @@ std::vector<ValueType> infer_matmul(const Checker& c) {
   }
   if (a.rank() > 1) out.push_back(m);
   if (b.rank() > 1) out.push_back(n);
+  if (c.count() == 3) {
+    const Value& bias = c.tensor(2);
+    c.check(b.rank() >= 2, "a bias needs b of rank 2 or more (the result's last dim), got ", b.type_string());
+    c.check(bias.dtype == a.dtype && bias.rank() == 1 && bias.shape[0] == n, "expected a bias of ",
+            dtype_short_name(a.dtype), "[", n, "], got ", bias.type_string());
+  }
   return {tensor_type(a.dtype, out)};
 }
 

@@ -56,7 +56,9 @@
 //   [K, 1], with the added dim removed from the result; two 1-D operands give a 0-dim dot; the
 //   last two dims multiply ([.., M, K] by [.., K, N]), the dims before them broadcast as in
 //   elementwise ops. Each element sums its K products in order from 0 in float32 (float64 for
-//   f64), rounded to the dtype once; K = 0 gives 0.
+//   f64), rounded to the dtype once; K = 0 gives 0. matmul(a, b, bias) (b of rank 2 or more, bias
+//   1-D of N elements and the operands' dtype) adds bias[n] to the sum of every element of column
+//   n before that one rounding (torch's addmm and linear).
 // - uniform_philox(shape, minval, maxval, dtype, seed, offset) is counter-based: the element at
 //   row-major position i is minval + (maxval - minval) * u, computed in float32 (float64 for a
 //   float64 result) and rounded to dtype, where u in [0, 1) comes from Philox4x32-10 with key

@@ -54,6 +54,11 @@ std::string gemm_operand_problem(const Layout& l) {
   return problem_of(m);
 }
 
+std::string gemm_bias_problem(const Layout& l) {
+  if (l.numel() <= 1 || l.strides.back() == 1) return "";
+  return detail::concat("its elements are ", l.strides.back(), " apart, not adjacent");
+}
+
 std::optional<StridedGemm> strided_gemm(const Layout& a, const Layout& b, const Layout& d, std::string* why) {
   Matrix ma = matrix_of(a, false), mb = matrix_of(b, true);
   for (auto [name, m] : {std::pair<const char*, Matrix*>{"a", &ma}, {"b", &mb}}) {

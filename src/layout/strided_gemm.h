@@ -38,5 +38,7 @@ std::optional<StridedGemm> strided_gemm(const Layout& a, const Layout& b, const 
 // Whether layout `l` of a matmul operand (its last two dims the matrix; a 1-D operand a vector)
 // can be read in place: "" when it can, else why not.
 std::string gemm_operand_problem(const Layout& l);
+// The same for a matmul's bias (1-D): a library reads it in place when its elements are adjacent.
+std::string gemm_bias_problem(const Layout& l);
 
 }  // namespace vf

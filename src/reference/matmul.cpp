@@ -1,5 +1,5 @@
 // Reference matmul: torch.matmul's shapes, each element's K products summed in order from 0 in
-// float32 (float64 for f64) and rounded to the dtype once (ir/ir.h).
+// float32 (float64 for f64), plus the bias when there is one, and rounded to the dtype once (ir/ir.h).
 #include <vector>
 
 #include "base/error.h"
@@ -9,7 +9,7 @@
 
 namespace vf::reference {
 
-HostTensor run_matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
+HostTensor run_matmul(const Node& node, const HostTensor& a, const HostTensor& b, const HostTensor* bias) {
   VF_INTERNAL_CHECK(node.op == OpKind::Matmul, "reference: prims.", op_name(node.op), " is not a matmul");
   const Value& result = *node.output();
   HostTensor out = HostTensor::empty(result.dtype, result.shape);
@@ -45,6 +45,7 @@ HostTensor run_matmul(const Node& node, const HostTensor& a, const HostTensor& b
               ib[rb == 1 ? 0 : rb - 2] = k;
               acc += load<C>(a, ia.data()) * load<C>(b, ib.data());
             }
+            if (bias) acc += load<C>(*bias, &n);
             store_as<C>(contiguous_element(out, linear++), out.dtype(), acc);
           }
         }

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -35,7 +36,10 @@ constexpr int kR16F = 2, kR16BF = 14, kR32F = 0, kR64F = 1;            // cudaDa
 constexpr int kOpN = 0, kOpT = 1;                                      // CUBLAS_OP_N, CUBLAS_OP_T
 constexpr int kDescTransA = 3, kDescTransB = 4;                        // CUBLASLT_MATMUL_DESC_TRANSA, _TRANSB
 constexpr int kLayoutBatchCount = 5, kLayoutBatchStride = 6;           // CUBLASLT_MATRIX_LAYOUT_*
+constexpr int kDescEpilogue = 7, kDescBiasPointer = 8;                 // CUBLASLT_MATMUL_DESC_*
+constexpr uint32_t kEpilogueBias = 4;                                  // CUBLASLT_EPILOGUE_BIAS
 constexpr int kPrefMaxWorkspace = 1;                                   // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
+constexpr int kPrefAlignA = 5, kPrefAlignB = 6, kPrefAlignC = 7, kPrefAlignD = 8;  // ..._MIN_ALIGNMENT_*_BYTES
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
 struct Api {
@@ -60,8 +64,8 @@ struct Loaded {
   Api api;
   std::string path, error;
   Handle handle = nullptr;
-  CUdeviceptr workspace = 0;
-  std::mutex mutex;  // one call at a time on the shared handle and workspace
+  std::vector<std::pair<CUstream, CUdeviceptr>> workspaces;  // one per stream, so none is shared by two streams
+  std::mutex mutex;  // one call at a time on the shared handle (and on a matmul's descriptor)
 };
 
 Loaded& loaded() {
@@ -147,23 +151,127 @@ struct LayoutGuard {
   LayoutGuard& operator=(const LayoutGuard&) = delete;
 };
 
+// The handle, made on first use; call with the mutex held.
+Handle handle_locked(Loaded& lib) {
+  if (!lib.handle) check(lib.api.create(&lib.handle), "cublasLtCreate");
+  return lib.handle;
+}
+
+// The workspace of `stream`, made on its first use; call with the mutex held.
+CUdeviceptr workspace_locked(Loaded& lib, CUstream stream) {
+  for (const auto& [s, w] : lib.workspaces)
+    if (s == stream) return w;
+  CUdeviceptr w = 0;
+  cuda_check(cuda_driver_api().cuMemAlloc(&w, kWorkspaceBytes), "cuMemAlloc (cuBLASLt workspace)");
+  lib.workspaces.emplace_back(stream, w);
+  return w;
+}
+
+// The alignment in bytes (a power of two, at most 256) of every matrix an operand's calls start
+// at, for a buffer at `base`: the calls of the batch dims before the last step by their strides.
+uint32_t alignment(CUdeviceptr base, const GemmOperand& op, int64_t elem) {
+  uint64_t bits = (base + static_cast<uint64_t>(op.offset * elem)) | 256;
+  for (size_t j = 0; j + 1 < op.batch.size(); ++j) bits |= static_cast<uint64_t>(op.batch[j] * elem);
+  return static_cast<uint32_t>(bits & (~bits + 1));
+}
+
 }  // namespace
 
 bool cublaslt_available() { return loaded().error.empty(); }
 std::string cublaslt_problem() { return loaded().error; }
 
-void cublaslt_matmul(const StridedGemm& g, DType dtype, CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream) {
+struct CublasLtMatmul::State {
+  StridedGemm g;
+  bool f64 = false, bias = false;
+  int64_t elem = 0, calls = 1, bias_offset = 0;
+  std::unique_ptr<LayoutGuard> a, b, d;  // cuBLASLt's A (our B^T), B (our A^T) and D (our D^T)
+  Desc desc = nullptr;
+  // The algorithm and the alignments of our a, b and d it was chosen for (a run with less aligned
+  // pointers replaces both, under the mutex).
+  mutable Algo algo{};
+  mutable uint32_t align_a = 0, align_b = 0, align_d = 0;
+
+  ~State() {
+    if (desc) loaded().api.desc_destroy(desc);
+  }
+
+  // Asks the heuristic for operands aligned to (aa, ab, ad) bytes; call with the mutex held.
+  void choose(Loaded& lib, uint32_t aa, uint32_t ab, uint32_t ad) const {
+    const Api& api = lib.api;
+    Preference pref = nullptr;
+    check(api.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
+    struct PrefGuard {
+      Preference p;
+      ~PrefGuard() { loaded().api.pref_destroy(p); }
+    } pref_guard{pref};
+    const uint64_t workspace = kWorkspaceBytes;
+    check(api.pref_set(pref, kPrefMaxWorkspace, &workspace, sizeof workspace), "cublasLtMatmulPreferenceSetAttribute");
+    // cuBLASLt's A is our b, its B our a; C and D are our d.
+    for (auto [attr, bytes] : {std::pair{kPrefAlignA, ab}, {kPrefAlignB, aa}, {kPrefAlignC, ad}, {kPrefAlignD, ad}})
+      check(api.pref_set(pref, attr, &bytes, sizeof bytes), "cublasLtMatmulPreferenceSetAttribute");
+    HeuristicResult result{};
+    int found = 0;
+    check(api.heuristic(handle_locked(lib), desc, a->l, b->l, d->l, d->l, pref, 1, &result, &found),
+          "cublasLtMatmulAlgoGetHeuristic");
+    if (found == 0)
+      throw DeviceError(detail::concat("cuBLASLt has no algorithm for ", g.m, " x ", g.k, " @ ", g.k, " x ", g.n,
+                                       bias ? " + bias" : "", " with operands aligned to ", aa, ", ", ab, " and ",
+                                       ad, " bytes"));
+    algo = result.algo;
+    align_a = aa;
+    align_b = ab;
+    align_d = ad;
+  }
+};
+
+CublasLtMatmul::CublasLtMatmul(const StridedGemm& g, DType dtype, std::optional<int64_t> bias)
+    : state_(std::make_unique<State>()) {
   Loaded& lib = loaded();
   if (!lib.error.empty()) throw DeviceError(lib.error);
   const Api& api = lib.api;
-  const int64_t elem = static_cast<int64_t>(dtype_size(dtype));
-  int64_t calls = 1;
-  for (size_t j = 0; j + 1 < g.batch.size(); ++j) calls *= g.batch[j];
+  State& s = *state_;
+  s.g = g;
+  s.bias = bias.has_value();
+  s.bias_offset = bias.value_or(0);
+  s.f64 = dtype == DType::Float64;
+  s.elem = static_cast<int64_t>(dtype_size(dtype));
+  for (size_t j = 0; j + 1 < g.batch.size(); ++j) s.calls *= g.batch[j];
   const int32_t count = g.batch.empty() ? 1 : static_cast<int32_t>(g.batch.back());
-  if (g.m == 0 || g.n == 0 || calls == 0 || count == 0) return;
-  const CudaDriverApi& cu = cuda_driver_api();
+  if (g.m == 0 || g.n == 0 || g.k == 0 || s.calls == 0 || count == 0) return;  // run writes zeros or nothing
+  // Column-major, D^T = B^T A^T: cuBLASLt's A is B^T (N x K), its B is A^T (K x M), its D is D^T.
+  const int type = data_type(dtype);
+  const bool b_rows = g.b.cs == 1, a_rows = g.a.cs == 1;
+  const int op_a = b_rows ? kOpN : kOpT, op_b = a_rows ? kOpN : kOpT;
+  auto last = [&](const GemmOperand& o) { return g.batch.empty() ? int64_t{0} : o.batch.back(); };
+  s.a = std::make_unique<LayoutGuard>(type, b_rows ? g.n : g.k, b_rows ? g.k : g.n, b_rows ? g.b.rs : g.b.cs, count,
+                                      last(g.b));
+  s.b = std::make_unique<LayoutGuard>(type, a_rows ? g.k : g.m, a_rows ? g.m : g.k, a_rows ? g.a.rs : g.a.cs, count,
+                                      last(g.a));
+  s.d = std::make_unique<LayoutGuard>(type, g.n, g.m, g.d.rs, count, last(g.d));
+  check(api.desc_create(&s.desc, s.f64 ? kComputeF64 : kComputeF32, s.f64 ? kR64F : kR32F),
+        "cublasLtMatmulDescCreate");
+  check(api.desc_set(s.desc, kDescTransA, &op_a, sizeof op_a), "cublasLtMatmulDescSetAttribute");
+  check(api.desc_set(s.desc, kDescTransB, &op_b, sizeof op_b), "cublasLtMatmulDescSetAttribute");
+  if (s.bias) {  // one bias vector of N elements for every batch (its batch stride stays 0)
+    const uint32_t epilogue = kEpilogueBias;
+    check(api.desc_set(s.desc, kDescEpilogue, &epilogue, sizeof epilogue), "cublasLtMatmulDescSetAttribute");
+  }
+  std::lock_guard<std::mutex> one_call(lib.mutex);
+  s.choose(lib, alignment(0, g.a, s.elem), alignment(0, g.b, s.elem), alignment(0, g.d, s.elem));
+}
+
+CublasLtMatmul::~CublasLtMatmul() = default;
+
+void CublasLtMatmul::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdeviceptr d, CUstream stream) const {
+  const State& s = *state_;
+  const StridedGemm& g = s.g;
+  const int64_t elem = s.elem;
+  const int32_t count = g.batch.empty() ? 1 : static_cast<int32_t>(g.batch.back());
+  if (g.m == 0 || g.n == 0 || s.calls == 0 || count == 0) return;
   if (g.k == 0) {  // an empty sum: zeros (d is row-major and its batches laid out by g.d)
-    for (int64_t c = 0; c < calls * count; ++c) {
+    VF_INTERNAL_CHECK(!s.bias, "cuBLASLt matmul: an empty K with a bias is computed on the host");
+    const CudaDriverApi& cu = cuda_driver_api();
+    for (int64_t c = 0; c < s.calls * count; ++c) {
       int64_t off = g.d.offset, rest = c;
       for (size_t j = g.batch.size(); j-- > 0;) {
         off += (rest % g.batch[j]) * g.d.batch[j];
@@ -176,50 +284,22 @@ void cublaslt_matmul(const StridedGemm& g, DType dtype, CUdeviceptr a, CUdevicep
     }
     return;
   }
+  Loaded& lib = loaded();
+  const Api& api = lib.api;
   std::lock_guard<std::mutex> one_call(lib.mutex);
-  if (!lib.handle) {
-    check(api.create(&lib.handle), "cublasLtCreate");
-    cuda_check(cu.cuMemAlloc(&lib.workspace, kWorkspaceBytes), "cuMemAlloc (cuBLASLt workspace)");
+  const uint32_t aa = alignment(a, g.a, elem), ab = alignment(b, g.b, elem), ad = alignment(d, g.d, elem);
+  if (aa < s.align_a || ab < s.align_b || ad < s.align_d)
+    s.choose(lib, std::min(aa, s.align_a), std::min(ab, s.align_b), std::min(ad, s.align_d));
+  if (s.bias) {
+    const CUdeviceptr first = bias + static_cast<CUdeviceptr>(s.bias_offset * elem);
+    check(api.desc_set(s.desc, kDescBiasPointer, &first, sizeof first), "cublasLtMatmulDescSetAttribute");
   }
-  // Column-major, D^T = B^T A^T: cuBLASLt's A is B^T (N x K), its B is A^T (K x M), its D is D^T.
-  const int type = data_type(dtype);
-  const bool b_rows = g.b.cs == 1, a_rows = g.a.cs == 1;
-  const int op_a = b_rows ? kOpN : kOpT, op_b = a_rows ? kOpN : kOpT;
-  const int64_t stride_b = g.batch.empty() ? 0 : g.b.batch.back();
-  const int64_t stride_a = g.batch.empty() ? 0 : g.a.batch.back();
-  const int64_t stride_d = g.batch.empty() ? 0 : g.d.batch.back();
-  LayoutGuard lt_a(type, b_rows ? g.n : g.k, b_rows ? g.k : g.n, b_rows ? g.b.rs : g.b.cs, count, stride_b);
-  LayoutGuard lt_b(type, a_rows ? g.k : g.m, a_rows ? g.m : g.k, a_rows ? g.a.rs : g.a.cs, count, stride_a);
-  LayoutGuard lt_d(type, g.n, g.m, g.d.rs, count, stride_d);
-  const bool f64 = dtype == DType::Float64;
-  Desc desc = nullptr;
-  check(api.desc_create(&desc, f64 ? kComputeF64 : kComputeF32, f64 ? kR64F : kR32F), "cublasLtMatmulDescCreate");
-  struct DescGuard {
-    Desc d;
-    ~DescGuard() { loaded().api.desc_destroy(d); }
-  } desc_guard{desc};
-  check(api.desc_set(desc, kDescTransA, &op_a, sizeof op_a), "cublasLtMatmulDescSetAttribute");
-  check(api.desc_set(desc, kDescTransB, &op_b, sizeof op_b), "cublasLtMatmulDescSetAttribute");
-  Preference pref = nullptr;
-  check(api.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
-  struct PrefGuard {
-    Preference p;
-    ~PrefGuard() { loaded().api.pref_destroy(p); }
-  } pref_guard{pref};
-  const uint64_t workspace = kWorkspaceBytes;
-  check(api.pref_set(pref, kPrefMaxWorkspace, &workspace, sizeof workspace), "cublasLtMatmulPreferenceSetAttribute");
-  HeuristicResult result{};
-  int found = 0;
-  check(api.heuristic(lib.handle, desc, lt_a.l, lt_b.l, lt_d.l, lt_d.l, pref, 1, &result, &found),
-        "cublasLtMatmulAlgoGetHeuristic");
-  if (found == 0)
-    throw DeviceError(detail::concat("cuBLASLt has no algorithm for ", g.m, " x ", g.k, " @ ", g.k, " x ", g.n, " in ",
-                                     dtype_short_name(dtype)));
+  const CUdeviceptr workspace = workspace_locked(lib, stream);
   const float one_f = 1, zero_f = 0;
   const double one_d = 1, zero_d = 0;
-  const void* alpha = f64 ? static_cast<const void*>(&one_d) : &one_f;
-  const void* beta = f64 ? static_cast<const void*>(&zero_d) : &zero_f;
-  for (int64_t c = 0; c < calls; ++c) {
+  const void* alpha = s.f64 ? static_cast<const void*>(&one_d) : &one_f;
+  const void* beta = s.f64 ? static_cast<const void*>(&zero_d) : &zero_f;
+  for (int64_t c = 0; c < s.calls; ++c) {
     int64_t oa = g.a.offset, ob = g.b.offset, od = g.d.offset, rest = c;
     for (size_t j = g.batch.empty() ? 0 : g.batch.size() - 1; j-- > 0;) {  // all but the last batch dim
       const int64_t i = rest % g.batch[j];
@@ -229,11 +309,10 @@ void cublaslt_matmul(const StridedGemm& g, DType dtype, CUdeviceptr a, CUdevicep
       od += i * g.d.batch[j];
     }
     auto at = [&](CUdeviceptr base, int64_t offset) {
-      return reinterpret_cast<const void*>(base + static_cast<CUdeviceptr>(offset * elem));
+      return reinterpret_cast<void*>(base + static_cast<CUdeviceptr>(offset * elem));
     };
-    void* dd = const_cast<void*>(at(d, od));
-    check(api.matmul(lib.handle, desc, alpha, at(b, ob), lt_a.l, at(a, oa), lt_b.l, beta, dd, lt_d.l, dd, lt_d.l,
-                     &result.algo, reinterpret_cast<void*>(lib.workspace), kWorkspaceBytes, stream),
+    check(api.matmul(handle_locked(lib), s.desc, alpha, at(b, ob), s.a->l, at(a, oa), s.b->l, beta, at(d, od), s.d->l,
+                     at(d, od), s.d->l, &s.algo, reinterpret_cast<void*>(workspace), kWorkspaceBytes, stream),
           "cublasLtMatmul");
   }
 }

@@ -2,6 +2,8 @@
 // and NVRTC are), so the library builds and runs without it.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "base/dtype.h"
@@ -16,10 +18,31 @@ bool cublaslt_available();
 // Why it cannot ("" when it can).
 std::string cublaslt_problem();
 
-// D = A @ B for the GEMMs of `g` in `dtype` (f16, bf16, f32 or f64: float32 accumulation for the
-// 16-bit types, rounded once; f32 without TF32), enqueued on `stream` (null: the default stream).
-// a, b and d point at element 0 of their buffers (g's offsets are added here). The driver's
-// context must be current. Throws DeviceError.
-void cublaslt_matmul(const StridedGemm& g, DType dtype, CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream);
+// One matmul's cuBLASLt call, made ready once (in a prepared plan): its matrix layouts, descriptor
+// and algorithm, so that a run only sets pointers and enqueues. D = A @ B (+ bias along the
+// columns, added before rounding) for the GEMMs of `g` in `dtype` (f16, bf16, f32 or f64: float32
+// accumulation for the 16-bit types, rounded once; f32 without TF32). The algorithm is the
+// heuristic's first for operands aligned as g's offsets allow on a 256-byte-aligned buffer; a run
+// whose pointers are less aligned asks the heuristic again for them (and keeps that answer).
+// Thread-safe: runs take turns on the shared handle.
+class CublasLtMatmul {
+ public:
+  // Throws DeviceError when cuBLASLt cannot be loaded or has no algorithm. The driver's context
+  // must be current.
+  // `bias`: the offset of the bias's first element in its buffer, without a bias none.
+  CublasLtMatmul(const StridedGemm& g, DType dtype, std::optional<int64_t> bias);
+  ~CublasLtMatmul();
+  CublasLtMatmul(const CublasLtMatmul&) = delete;
+  CublasLtMatmul& operator=(const CublasLtMatmul&) = delete;
+
+  // Enqueues the GEMMs on `stream` (null: the default stream). a, b and d point at element 0 of
+  // their buffers (g's offsets, and the bias's, are added here); bias is 0 without a bias.
+  // Each stream gets a workspace of its own. Throws DeviceError.
+  void run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdeviceptr d, CUstream stream) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace vf

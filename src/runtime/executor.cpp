@@ -9,6 +9,7 @@
 #include "ir/check_input.h"
 #include "reference/reference_executor.h"
 #include "runtime/cublas_lt.h"
+#include "runtime/cuda_device.h"
 #include "runtime/cuda_memory.h"
 #include "runtime/repro.h"
 #include "segment/plan_fusion.h"
@@ -73,8 +74,8 @@ class ScratchPool {
 struct CompiledFusion::Prepared {
   struct Step {
     std::shared_ptr<const PreparedKernel> kernel;  // null for alias, host and library segments
-    // A library segment on CUDA with cuBLASLt: its GEMMs (else it runs on the host).
-    std::optional<StridedGemm> gemm;
+    // A library segment on CUDA with cuBLASLt: its call, made ready (else it runs on the host).
+    std::unique_ptr<const CublasLtMatmul> gemm;
     std::vector<int> arg_of_input;  // per segment input: its position in the arguments, or -1
     std::vector<int> dead_values;   // value ids whose buffers die after this segment
     int64_t dead_bytes = 0;
@@ -215,6 +216,25 @@ void run_on_host(const Segment& seg, const std::vector<int>& arg_of_input, const
   }
 }
 
+// A library segment's cuBLASLt call, or null where the host runs it: an operand (or the result)
+// whose matrices are neither row- nor column-major, a bias whose elements are not adjacent, or a
+// bias with an empty K (explain says which; the planner passes such operands only when placed).
+std::unique_ptr<const CublasLtMatmul> prepare_gemm(const Segment& seg) {
+  // The matmul's operands among the segment's inputs (one input when two are one value).
+  auto layout_of = [&](const Value* v) -> const Layout& {
+    return seg.spec.input_layouts.at(
+        static_cast<size_t>(std::find(seg.inputs.begin(), seg.inputs.end(), v) - seg.inputs.begin()));
+  };
+  const Node& mm = *seg.nodes.at(0);
+  const bool bias = mm.inputs.size() > 2;
+  std::optional<StridedGemm> g =
+      strided_gemm(layout_of(mm.inputs[0]), layout_of(mm.inputs[1]), seg.spec.output_layouts.at(0), nullptr);
+  if (!g || (bias && (g->k == 0 || !gemm_bias_problem(layout_of(mm.inputs[2])).empty()))) return nullptr;
+  cuda_make_current(cuda_device());
+  return std::make_unique<const CublasLtMatmul>(*g, seg.outputs.at(0)->dtype,
+                                                bias ? std::optional<int64_t>(layout_of(mm.inputs[2]).offset) : std::nullopt);
+}
+
 }  // namespace
 
 CompiledFusion::CompiledFusion(std::shared_ptr<const Fusion> fusion, ExecutorOptions options,
@@ -258,15 +278,8 @@ std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const s
       auto it = std::find(inputs.begin(), inputs.end(), v);
       step.arg_of_input.push_back(v->is_tensor || it == inputs.end() ? -1 : static_cast<int>(it - inputs.begin()));
     }
-    if (seg.kind == SegmentKind::Library && options_.device == Device::Cuda && cublaslt_available()) {
-      // The matmul's operands among the segment's inputs (one input when both are one value).
-      auto layout_of = [&](const Value* v) -> const Layout& {
-        return seg.spec.input_layouts.at(static_cast<size_t>(std::find(seg.inputs.begin(), seg.inputs.end(), v) -
-                                                             seg.inputs.begin()));
-      };
-      const Node& mm = *seg.nodes.at(0);
-      step.gemm = strided_gemm(layout_of(mm.inputs[0]), layout_of(mm.inputs[1]), seg.spec.output_layouts.at(0), nullptr);
-    }
+    if (seg.kind == SegmentKind::Library && options_.device == Device::Cuda && cublaslt_available())
+      step.gemm = prepare_gemm(seg);
     for (const BufferPlan& b : plan.buffers) {
       if (b.last_use != static_cast<int>(s)) continue;
       step.dead_bytes += b.bytes;
@@ -374,8 +387,8 @@ std::vector<Tensor> CompiledFusion::run(const std::vector<Arg>& args, const RunH
     } else if (step.gemm) {
       auto pointer = [&](const Value* v) { return reinterpret_cast<CUdeviceptr>(slots[v->id].data); };
       const Node& mm = *seg.nodes[0];
-      cublaslt_matmul(*step.gemm, seg.outputs[0]->dtype, pointer(mm.inputs[0]), pointer(mm.inputs[1]),
-                      pointer(seg.outputs[0]), static_cast<CUstream>(hooks.stream));
+      step.gemm->run(pointer(mm.inputs[0]), pointer(mm.inputs[1]), mm.inputs.size() > 2 ? pointer(mm.inputs[2]) : 0,
+                     pointer(seg.outputs[0]), static_cast<CUstream>(hooks.stream));
     } else {
       std::vector<Tensor> outs;
       for (const Value* v : seg.outputs) outs.push_back(slot_tensor(slots[v->id], device));

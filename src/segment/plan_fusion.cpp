@@ -303,9 +303,11 @@ class Planner {
     std::string operands;
     for (size_t i = 0; i < n->inputs.size(); ++i) {
       const Value* v = n->inputs[i];
-      operands += std::string(operands.empty() ? "" : "; ") + (i == 0 ? "a = " : "b = ") + v->name + ", ";
+      static constexpr const char* kRoles[] = {"a = ", "b = ", "bias = "};
+      operands += std::string(operands.empty() ? "" : "; ") + kRoles[i] + v->name + ", ";
+      auto problem_of = [i](const Layout& l) { return i == 2 ? gemm_bias_problem(l) : gemm_operand_problem(l); };
       if (const Placement* p = placement(v)) {
-        const std::string problem = gemm_operand_problem(p->layout);
+        const std::string problem = problem_of(p->layout);
         operands += p->storage == v ? "read in place, strides " + shape_to_string(p->layout.strides)
                                     : "passed as layout: a view of " + p->storage->name + ", strides " +
                                           shape_to_string(p->layout.strides);
@@ -313,7 +315,7 @@ class Planner {
         continue;
       }
       const AliasInfo* info = aliases.find(v);
-      const std::string problem = info ? gemm_operand_problem(info->layout) : "";
+      const std::string problem = info ? problem_of(info->layout) : "";
       if (info && problem.empty()) {
         place_view_chain(v, aliases, views);
         operands += "passed as layout: a view of " + info->source->name + ", strides " + shape_to_string(info->layout.strides);

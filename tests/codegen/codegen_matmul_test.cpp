@@ -1,7 +1,7 @@
 // matmul in library segments on the CPU (the reference's loop) and, where there is a GPU, on CUDA
 // (cuBLASLt), against the reference executor: every float dtype, transposed operands passed as
 // layouts, broadcast and cross-broadcast batches, vectors, an operand read twice, an empty K, a
-// stepped slice (copied first), and linear with its bias in the next kernel.
+// stepped slice (copied first), linear with its bias in the call, and operands off 16-byte boundaries.
 #include <gtest/gtest.h>
 
 #include "backend_test.h"
@@ -49,11 +49,30 @@ TEST_P(Matmuls, EmptyKAndSteppedSlice_MatchReference) {
   EXPECT_EQ(plan.kernel_count(), 1);  // the slice, copied contiguous
 }
 
-TEST_P(Matmuls, LinearWithBiasBf16_MatchesReference) {
-  check_trace(
-      "def f(x, w, b):\n  # x: \"cpu bf16[4, 33, 96]\"\n  # w: \"cpu bf16[80, 96]\"\n  # b: \"cpu bf16[80]\"\n"
-      "  t0 = ltorch.linear(x, w, b)\n  t1 = prims.tanh(t0)\n  return t1\n",
-      96);
+// linear's bias is added in the call (cuBLASLt's bias epilogue), before the one rounding, in every
+// float dtype.
+TEST_P(Matmuls, LinearWithBiasEveryDtype_MatchesReference) {
+  for (const char* dtype : {"bf16", "f16", "f32", "f64"}) {
+    SCOPED_TRACE(dtype);
+    const std::string d = dtype;
+    const Plan plan = check_trace("def f(x, w, b):\n  # x: \"cpu " + d + "[4, 33, 96]\"\n  # w: \"cpu " + d +
+                                      "[80, 96]\"\n  # b: \"cpu " + d + "[80]\"\n"
+                                      "  t0 = ltorch.linear(x, w, b)\n  t1 = prims.tanh(t0)\n  return (t0, t1)\n",
+                                  96);
+    EXPECT_EQ(library_calls(plan), 1);
+    EXPECT_EQ(plan.kernel_count(), 1);  // the tanh
+  }
+}
+
+// Operands that start off a 16-byte boundary (a slice one element in, with an odd leading
+// dimension, and a bias three elements in): the call asks for an algorithm for that alignment.
+TEST_P(Matmuls, MisalignedOperandsAndBias_MatchReference) {
+  const Plan plan = check_trace(
+      "def f(x, w, v):\n  # x: \"cpu f32[8, 17]\"\n  # w: \"cpu f32[12, 16]\"\n  # v: \"cpu f32[20]\"\n"
+      "  a = prims.slice_prim(x, (0, 1), (8, 17), (1, 1))\n  b = prims.slice_prim(v, (3,), (15,), (1,))\n"
+      "  t0 = ltorch.linear(a, w, b)\n  return t0\n",
+      16);
+  EXPECT_EQ(plan.kernel_count(), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Matmuls, ::testing::Values(Device::Cpu, Device::Cuda),

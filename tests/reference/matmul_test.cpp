@@ -90,6 +90,38 @@ TEST(ReferenceMatmul, BadOperands_UserErrors) {
   EXPECT_THAT(message(s, x), HasSubstr("expects operands of rank 1 or more"));
 }
 
+// A bias is added to the float32 sum before the one rounding: 256 + 1 + 1 rounds to 258 in bf16,
+// where rounding the product (257 to 256) and then adding 1 would give 256.
+TEST(ReferenceMatmul, BiasAddedBeforeRounding) {
+  Fusion f;
+  Value* x = f.add_tensor_input("a", DType::BFloat16, {1, 2});
+  Value* y = f.add_tensor_input("b", DType::BFloat16, {2, 2});
+  Value* bias = f.add_tensor_input("bias", DType::BFloat16, {2});
+  f.add_output(f.add(OpKind::Matmul, {x, y, bias}));
+  const HostTensor out = run_one(f, {make_tensor(DType::BFloat16, {1, 2}, {256, 1}),
+                                     make_tensor(DType::BFloat16, {2, 2}, {1, 0, 1, 1}),
+                                     make_tensor(DType::BFloat16, {2}, {1, -1})});
+  EXPECT_EQ(values_of(out), (std::vector<double>{258, 0}));
+}
+
+TEST(ReferenceMatmul, BadBias_UserErrors) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {2, 3});
+  Value* y = f.add_tensor_input("y", DType::Float32, {3, 4});
+  Value* v = f.add_tensor_input("v", DType::Float32, {3});
+  auto message = [&](Value* a, Value* b, Value* bias) {
+    try {
+      f.add(OpKind::Matmul, {a, b, bias});
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(message(x, y, v), HasSubstr("expected a bias of f32[4], got f32[3]"));
+  EXPECT_THAT(message(x, y, f.add_tensor_input("h", DType::BFloat16, {4})), HasSubstr("expected a bias of f32[4], got bf16[4]"));
+  EXPECT_THAT(message(x, v, v), HasSubstr("a bias needs b of rank 2 or more (the result's last dim), got f32[3]"));
+}
+
 // prims.linear(a, w, bias): a @ w.T + bias, and without a bias.
 TEST(ReferenceMatmul, LinearThroughTheReader_TransposeAndBias) {
   const Fusion f = read_trace(

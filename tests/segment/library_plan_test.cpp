@@ -74,8 +74,9 @@ def f(x, w):
   EXPECT_THAT(library(r.plan).note, HasSubstr("a = m, copied, contiguous: "));
 }
 
-// linear with a bias: the weight's transpose is a layout, the bias add fuses into the consumer.
-TEST(LibraryPlan, LinearWithBias_BiasInTheNextKernel) {
+// linear with a bias: the weight's transpose is a layout and the bias an operand of the call, read
+// in place; the consumer (neg) is the one kernel.
+TEST(LibraryPlan, LinearWithBias_BiasInTheCall) {
   const test::PlanRun r = test::run_plan_against_reference(R"(
 def f(x, w, b):
   # x: "cpu bf16[2, 7, 16]"
@@ -87,6 +88,33 @@ def f(x, w, b):
 )");
   EXPECT_EQ(r.plan.kernel_count(), 1);
   EXPECT_THAT(library(r.plan).note, HasSubstr("b = t0__weight_t, passed as layout: a view of w, strides [1, 16]"));
+  EXPECT_THAT(library(r.plan).note, HasSubstr("bias = b, read in place, strides [1]"));
+}
+
+// A bias whose elements are not adjacent (a stepped slice, a 0-dim bias broadcast) is copied
+// first, and the note says why; a contiguous slice of a longer vector is passed as layout.
+TEST(LibraryPlan, SteppedOrBroadcastBias_Copied) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(x, w, v, s):
+  # x: "cpu f32[5, 16]"
+  # w: "cpu f32[12, 16]"
+  # v: "cpu f32[30]"
+  # s: "cpu f32[]"
+  b0 = prims.slice_prim(v, (0,), (24,), (2,))
+  t0 = ltorch.linear(x, w, b0)
+  t1 = ltorch.linear(x, w, s)
+  b2 = prims.slice_prim(v, (3,), (15,), (1,))
+  t2 = ltorch.linear(x, w, b2)
+  return (t0, t1, t2)
+)");
+  std::vector<const Segment*> calls;
+  for (const Segment& seg : r.plan.segments)
+    if (seg.kind == SegmentKind::Library) calls.push_back(&seg);
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_THAT(calls[0]->note, HasSubstr("bias = b0, copied, contiguous: a view of v whose elements are 2 apart"));
+  EXPECT_THAT(calls[1]->note, HasSubstr("bias = t1__bias, copied, contiguous: a view of s whose elements are 0 apart"));
+  EXPECT_THAT(calls[2]->note, HasSubstr("bias = b2, passed as layout: a view of v, strides [1]"));
+  EXPECT_EQ(r.plan.kernel_count(), 2);
 }
 
 }  // namespace
