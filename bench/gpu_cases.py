@@ -360,6 +360,19 @@ def einsum_bijk_bklj(n: int) -> Case:
                 reference_us={16: (15.7, 44.4), 64: (218, 180)}.get(n))
 
 
+def einsum_bijk_bklj_fused(n: int) -> Case:
+    """einsum('bijk,bklj->bli') as one viewfuse fusion: x as [b, i, (j k)] (a view), y as [b, (j k), l]
+    (a permute then a reshape: one copy kernel, as torch's one copy), the matmul a library call and
+    the result's transpose a view."""
+    tr = Trace("einsum_bijk_fused", [("x", torch.float32, (n, n, n, n)), ("y", torch.float32, (n, n, n, n))])
+    fx = tr.reshape("x", (n, n, n * n))
+    fy = tr.reshape(tr.transpose("y", (0, 3, 1, 2)), (n, n * n, n))
+    out = tr.transpose(tr.matmul(fx, fy), (0, 2, 1))
+    return Case(f"einsum_bijk_bklj_fused_n{n}", "einsum", f"einsum('bijk,bklj->bli') in one fusion, f32 n={n}",
+                lambda d: [_rand(d, (n, n, n, n), torch.float32), _rand(d, (n, n, n, n), torch.float32)],
+                lambda x, y: torch.einsum("bijk,bklj->bli", x, y), trace=tr.text(out), tol=(1e-3, 1e-2))
+
+
 # ---- host latency from Python: tiny tensors, host-bound loops ----
 
 def host_pointwise3() -> Case:
@@ -414,7 +427,7 @@ def all_cases(quick: bool) -> list[Case]:
               linear_case("linear_llama_mlp", quick, 8192, 2048, 5632), linear_bias_gelu(quick)]
     cases += [einsum_bij_jk(16), einsum_bij_jk(64 if quick else 512), einsum_bijk_bklj(16),
               einsum_bijk_bklj(32 if quick else 64), einsum_bij_jk_fused(16), einsum_bij_jk_fused(64 if quick else 512),
-              einsum_fused_vs_mm(16)]
+              einsum_fused_vs_mm(16), einsum_bijk_bklj_fused(16), einsum_bijk_bklj_fused(32 if quick else 64)]
     cases += [host_pointwise3(), host_alias_only(), host_copy_view(), host_pointwise(10, torch.float32, 1024),
               host_pointwise(32, torch.float16, 13, ref=(384, 60.5))]
     return cases

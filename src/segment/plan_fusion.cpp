@@ -326,7 +326,7 @@ class Planner {
                                  : !why.empty() ? why
                                                 : "computed by " + std::string(op_name(v->producer->op));
       operands += "copied, contiguous: " + reason;
-      if (info) gemm_copy_reason_[v] = "a matmul operand, " + reason;
+      gemm_copy_reason_[v] = "a matmul operand, " + reason;
       if (std::find(written.begin(), written.end(), v) == written.end()) {
         written.push_back(v);
         written_placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});

@@ -71,7 +71,9 @@ def f(x, w):
   return (y,)
 )");
   EXPECT_EQ(r.plan.kernel_count(), 1);
-  EXPECT_THAT(library(r.plan).note, HasSubstr("a = m, copied, contiguous: "));
+  EXPECT_THAT(library(r.plan).note, HasSubstr("a = m, copied, contiguous: merging dims"));
+  EXPECT_EQ(r.plan.view_ops.at(1).decision, ViewDecision::Copy);
+  EXPECT_THAT(r.plan.view_ops.at(1).reason, HasSubstr("a matmul operand, merging dims"));
 }
 
 // linear with a bias: the weight's transpose is a layout and the bias an operand of the call, read
