@@ -264,14 +264,16 @@ def time_regions(torch, timer: Timer, recorder: RegionRecorder, runs: int, ceili
             plan = json.loads(runner.explain_json(args))
             row["kernels"] = plan["kernels"]
             row["kernel_names"] = [s.get("kernel_name", "") for s in plan["segments"] if s.get("kind") == "kernel"]
+            row["library"] = sum(1 for s in plan["segments"] if s.get("kind") == "library")
             outs = runner(*args)
             row["bytes"] = sum(nbytes(torch, a) for a in args) + sum(nbytes(torch, o) for o in outs)
             del outs
             for _ in range(3):
                 runner(*args)
             row["us"] = timer.gpu_us(lambda: runner(*args), lambda: None, runs)
-            # A region of views only (no kernel) moves no bytes: it has no share of the ceiling.
-            moves = row["kernels"] > 0 and ceiling_gbps
+            # A region of views only (no kernel) moves no bytes: it has no share of the ceiling; nor
+            # has one with matmuls (library calls), whose time is mostly arithmetic.
+            moves = row["kernels"] > 0 and not row["library"] and ceiling_gbps
             row["pct"] = row["bytes"] / row["us"] / 1e3 / ceiling_gbps if moves else None
         except Exception as e:  # noqa: BLE001
             row["error"] = f"{type(e).__name__}: {e}"
@@ -433,7 +435,8 @@ def write_report(results: dict, out: str) -> None:
                              f" | {sum(us.values()) / 1e3:.2f} | {p['span_us'] / 1e3:.2f} |")
         regions = m.get("regions") or []
         if regions:
-            big = [r for r in regions if r.get("bytes", 0) > 2**20 and r.get("pct") is not None]  # with kernels
+            big = [r for r in regions if r.get("bytes", 0) > 2**20 and r.get("pct") is not None]  # kernels, no calls
+            calls = sum(r.get("library", 0) for r in regions)
             total = sum(r.get("us", 0) for r in regions) / 1e3
             kernels = sum(r.get("kernels", 0) for r in regions)
             multi = sum(1 for r in regions if r.get("kernels", 0) > 1)
@@ -449,14 +452,16 @@ def write_report(results: dict, out: str) -> None:
                     f["pct"].append(r["pct"])
             order = sorted(forms.items(), key=lambda kv: (not kv[1]["pct"], statistics.median(kv[1]["pct"]) if kv[1]["pct"] else 0))
             lines += ["", f"{len(regions)} viewfuse regions ({len(forms)} forms), {kernels} kernels ({multi} regions of more "
-                      f"than one), {total:.2f} ms of GPU time when each runs alone; of the {len(big)} regions of more than "
-                      f"1 MiB, {at70} at 70% of the copy ceiling or more. One row per form, worst first (GPU time and % "
-                      "of the ceiling: the median over the form's regions):", "",
+                      f"than one) and {calls} library calls (matmuls), {total:.2f} ms of GPU time when each runs alone; of "
+                      f"the {len(big)} regions of more than 1 MiB without matmuls, {at70} at 70% of the copy ceiling or "
+                      "more. One row per form, worst first (GPU time and % of the ceiling: the median over the form's "
+                      "regions; a region with matmuls has no share of the ceiling):", "",
                       "| form (trace) | regions | GPU us | MB moved | % of ceiling | kernels | ops | kernel names |",
                       "|---|---|---|---|---|---|---|---|"]
             for trace, f in order:
                 r = f["first"]
-                pct = f"{statistics.median(f['pct']):.0%}" if f["pct"] else ("views only" if r.get("kernels") == 0 else "-")
+                pct = (f"{statistics.median(f['pct']):.0%}" if f["pct"] else f"{r['library']} matmul(s)" if r.get("library")
+                       else "views only" if r.get("kernels") == 0 else "-")
                 us = f"{statistics.median(f['us']):.1f}" if f["us"] else r.get("error", "-")[:80]
                 names = " ".join(n for n in r.get("kernel_names", []) if n)
                 lines.append(f"| {trace} | {f['count']} | {us} | {r.get('bytes', 0) / 1e6:.1f} | {pct} | "
