@@ -335,10 +335,44 @@ class Planner {
     flush_alias_segment(views);
     if (!written.empty()) add_kernels(nodes_for(written, group_has), written, written_placements, group_has);
     const Value* out = n->output();
-    const std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, Layout::contiguous(out->shape)}}};
+    std::string order;
+    const std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, result_layout(n, &order)}}};
     Candidate c = make_kernel({n}, {out}, placed);
-    c.segment.note = "library call (CUDA: cuBLASLt; CPU: the reference's loop): " + operands;
+    c.segment.note = "library call (CUDA: cuBLASLt; CPU: the reference's loop): " + operands + order;
     commit_kernel(std::move(c.segment), placed);
+  }
+
+  // The layout a matmul's result is written in: dense, and row-major unless its one use is a
+  // transpose that keeps the last dim last and whose result is returned, through views, as a
+  // fusion output or read by another matmul: then in that transpose's order, so that the
+  // transpose (and a reshape that merges its dims) is a view, where the GEMMs can write it
+  // (layout/strided_gemm.h). `why` gets a note when it is not row-major.
+  Layout result_layout(const Node* n, std::string* why) const {
+    const Value* out = n->output();
+    const Layout dense = Layout::contiguous(out->shape);
+    if (out->uses.size() != 1 || out->uses[0]->op != OpKind::Transpose) return dense;
+    const Node* t = out->uses[0];
+    const std::vector<int64_t>& perm = t->attr<PermuteAttrs>().permutation;
+    if (perm.back() != out->rank() - 1) return dense;
+    bool needed_whole = false;
+    for (const Value* v = t->output();;) {
+      if (fusion_.is_output(v) || std::any_of(v->uses.begin(), v->uses.end(), [](const Node* u) {
+            return op_category(u->op) == OpCategory::Contraction;
+          })) {
+        needed_whole = true;
+        break;
+      }
+      if (v->uses.size() != 1 || !is_view_op(v->uses[0]->op)) break;
+      v = v->uses[0]->output();
+    }
+    if (!needed_whole) return dense;
+    Layout l = dense;
+    const Layout ordered = Layout::contiguous(t->output()->shape);
+    for (size_t i = 0; i < perm.size(); ++i) l.strides[static_cast<size_t>(perm[i])] = ordered.strides[i];
+    if (!strided_gemm(placement(n->inputs[0])->layout, placement(n->inputs[1])->layout, l, nullptr)) return dense;
+    *why = "; result written in the order of its transpose " + t->output()->name + ", strides " +
+           shape_to_string(l.strides);
+    return l;
   }
 
   // The nodes of the fused part that `roots` need and that are not placed yet, in program order.

@@ -75,6 +75,17 @@ TEST_P(Matmuls, MisalignedOperandsAndBias_MatchReference) {
   EXPECT_EQ(plan.kernel_count(), 0);
 }
 
+// Attention's output written in the order of the transpose after it: one GEMM call per batch of
+// the first dim, each a strided batch over the heads with a leading dimension of heads x 16.
+TEST_P(Matmuls, ResultInTransposeOrder_MatchesReference) {
+  const Plan plan = check_trace(
+      "def f(att, v):\n  # att: \"cpu bf16[2, 4, 8, 8]\"\n  # v: \"cpu bf16[2, 4, 8, 16]\"\n"
+      "  y = prims.matmul(att, v)\n  t = prims.transpose(y, (0, 2, 1, 3))\n  o = prims.reshape(t, (2, 8, 64))\n"
+      "  return o\n",
+      8);
+  EXPECT_EQ(plan.kernel_count(), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Matmuls, ::testing::Values(Device::Cpu, Device::Cuda),
                          [](const auto& info) { return std::string(device_name(info.param)); });
 

@@ -119,5 +119,38 @@ def f(x, w, v, s):
   EXPECT_EQ(r.plan.kernel_count(), 2);
 }
 
+// Attention's output, (att @ v).transpose(1, 2).reshape(B, T, C): the call writes its result in
+// the transpose's order, so the transpose and the reshape are views and no kernel copies it.
+TEST(LibraryPlan, ResultInTheOrderOfItsTranspose_NoCopy) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(att, v):
+  # att: "cpu f32[2, 4, 8, 8]"
+  # v: "cpu f32[2, 4, 8, 16]"
+  y = prims.matmul(att, v)
+  t = prims.transpose(y, (0, 2, 1, 3))
+  o = prims.reshape(t, (2, 8, 64))
+  return (o,)
+)");
+  EXPECT_EQ(r.plan.kernel_count(), 0);
+  EXPECT_THAT(library(r.plan).note, HasSubstr("result written in the order of its transpose t, strides [512, 16, 64, 1]"));
+  EXPECT_EQ(r.plan.view_ops.at(1).decision, ViewDecision::Alias);
+}
+
+// A transpose that moves the matrices' last dim (the GEMM writes rows) leaves the result
+// row-major: the returned transpose is a strided view of it.
+TEST(LibraryPlan, TransposeOfTheLastDim_ResultRowMajor) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(a, b):
+  # a: "cpu f32[3, 5, 7]"
+  # b: "cpu f32[3, 7, 6]"
+  y = prims.matmul(a, b)
+  t = prims.transpose(y, (0, 2, 1))
+  return (t,)
+)");
+  EXPECT_EQ(r.plan.kernel_count(), 0);
+  EXPECT_THAT(library(r.plan).note, ::testing::Not(HasSubstr("result written in the order")));
+  EXPECT_EQ(r.plan.outputs.at(0).layout.strides, (std::vector<int64_t>{30, 1, 6}));
+}
+
 }  // namespace
 }  // namespace vf
