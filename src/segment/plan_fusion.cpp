@@ -342,15 +342,16 @@ class Planner {
     commit_kernel(std::move(c.segment), placed);
   }
 
-  // The layout a matmul's result is written in: dense, and row-major unless its one use is a
-  // transpose that keeps the last dim last and whose result is returned, through views, as a
-  // fusion output or read by another matmul: then in that transpose's order, so that the
-  // transpose (and a reshape that merges its dims) is a view, where the GEMMs can write it
-  // (layout/strided_gemm.h). `why` gets a note when it is not row-major.
+  // The layout a matmul's result is written in: dense, and row-major unless it is not returned
+  // itself and its one use is a transpose that keeps the last dim last and whose result is
+  // returned, through views, as a fusion output or read by another matmul: then in that
+  // transpose's order, so that the transpose (and a reshape that merges its dims) is a view,
+  // where the GEMMs can write it (layout/strided_gemm.h). `why` gets a note when it is not
+  // row-major.
   Layout result_layout(const Node* n, std::string* why) const {
     const Value* out = n->output();
     const Layout dense = Layout::contiguous(out->shape);
-    if (out->uses.size() != 1 || out->uses[0]->op != OpKind::Transpose) return dense;
+    if (fusion_.is_output(out) || out->uses.size() != 1 || out->uses[0]->op != OpKind::Transpose) return dense;
     const Node* t = out->uses[0];
     const std::vector<int64_t>& perm = t->attr<PermuteAttrs>().permutation;
     if (perm.back() != out->rank() - 1) return dense;
