@@ -1,5 +1,5 @@
-// Compiled fusions run from 8 threads at once: plans, compiles on first use, size specializations
-// and launches race, and every result still equals the reference's. The CPU backend always; CUDA
+// Compiled fusions run from 8 threads at once: plans, compiles on first use, size specializations,
+// launches and library calls race, and every result still equals the reference's. The CPU backend always; CUDA
 // where a GPU is present.
 #include <gtest/gtest.h>
 
@@ -57,6 +57,12 @@ std::vector<Case> make_cases() {
     auto fusion = std::make_shared<Fusion>(read_trace_file(std::string(VF_SOURCE_DIR) + "/examples/" + example + ".py"));
     add(example, fusion, random_inputs(*fusion, 7));
   }
+  // A linear with its bias and a pointwise consumer: library calls (cuBLASLt on CUDA, one handle
+  // for all threads, and an algorithm chosen again for the offset inputs' alignment).
+  auto linear = std::make_shared<Fusion>(read_trace(
+      "def f(x, w, b):\n  # x: \"cpu f32[8, 24, 32]\"\n  # w: \"cpu f32[40, 32]\"\n  # b: \"cpu f32[40]\"\n"
+      "  t0 = ltorch.linear(x, w, b)\n  t1 = prims.tanh(t0)\n  return (t0, t1)\n"));
+  add("linear", linear, random_inputs(*linear, 7));
   // Random fusions with strided, expanded and offset inputs.
   for (uint64_t seed : {11, 12, 13, 14}) {
     const fuzz::FuzzProgram p = fuzz::generate_program(seed);
