@@ -44,7 +44,7 @@ from gpu_bench import Timer, commit_name, copy_ceiling  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SYSTEMS = ("eager", "torch.compile", "thunder+torchcompile", "thunder+viewfuse", "thunder+viewfuse+defaults",
-           "thunder+viewfuse-matmul")
+           "thunder+viewfuse+matmul")
 
 
 def parse_args(argv=None):
@@ -139,8 +139,9 @@ def make_system(torch, name: str, module):
         return thunder.jit(module, executors=[viewfuse_ex, thunder.get_executor("sdpa")])
     if name == "thunder+viewfuse+defaults":
         return thunder.jit(module, executors=[viewfuse_ex, *thunder.get_default_executors()])
-    if name == "thunder+viewfuse-matmul":  # matmul and linear left to torch (vf_matmul=False)
-        return thunder.jit(module, executors=[viewfuse_ex, thunder.get_executor("sdpa")], vf_matmul=False)
+    if name in ("thunder+viewfuse+matmul", "thunder+viewfuse-matmul"):  # matmul and linear claimed or not
+        return thunder.jit(module, executors=[viewfuse_ex, thunder.get_executor("sdpa")],
+                           vf_matmul=name.endswith("+matmul"))
     raise SystemExit(f"unknown system {name!r}")
 
 

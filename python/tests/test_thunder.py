@@ -129,13 +129,14 @@ def test_nanogpt_block(bookend, device):
     torch.manual_seed(0)
     block = Block().to(device).requires_grad_(False)
     x = make((2, 16, 32), torch.float32, device)
-    jfn, _ = jit_and_compare(block, [x], bookend, atol=1e-4, rtol=1e-4)
+    jfn, _ = jit_and_compare(block, [x], bookend, atol=1e-4, rtol=1e-4, min_regions=2)
+    assert {"linear", "matmul"} <= _left_to_torch(thunder.last_traces(jfn)[-1])  # torch's, by default
+    jfn, _ = jit_and_compare(block, [x], bookend, atol=1e-4, rtol=1e-4, vf_matmul=True)
     left = _left_to_torch(thunder.last_traces(jfn)[-1])
     if device == "cuda":  # the linears and matmuls run in the regions (cuBLASLt)
         assert not left & {"linear", "matmul"}, left
-        jfn, _ = jit_and_compare(block, [x], bookend, atol=1e-4, rtol=1e-4, min_regions=2, vf_matmul=False)
-        left = _left_to_torch(thunder.last_traces(jfn)[-1])
-    assert {"linear", "matmul"} <= left  # on the CPU, and on CUDA with vf_matmul=False: torch's
+    else:  # the CPU keeps torch's BLAS
+        assert {"linear", "matmul"} <= left
 
 
 def _left_to_torch(trace) -> set[str]:
@@ -465,10 +466,10 @@ def _small_step(model_name: str, device: str):
     return model, step, (idx, targets)
 
 
-def _check_step(model, step, args, executors):
-    """Runs `step` through Thunder with `executors` and checks the loss and every gradient against
-    eager's; returns the jitted step."""
-    jstep = thunder.jit(step, executors=executors)
+def _check_step(model, step, args, executors, **options):
+    """Runs `step` through Thunder with `executors` (and compile options) and checks the loss and
+    every gradient against eager's; returns the jitted step."""
+    jstep = thunder.jit(step, executors=executors, **options)
     loss = jstep(*args)
     grads = torch.autograd.grad(loss, list(model.parameters()))
     want = step(*args)
@@ -483,7 +484,7 @@ def _check_step(model, step, args, executors):
 def test_model_step_leaves_only_matmuls_to_torch(model_name):
     """A training step (forward, cross-entropy loss, backward) of Thunder's nanoGPT and Llama test
     models at small sizes in f32: every op but the matmuls and linears (torch's BLAS on the CPU;
-    on CUDA viewfuse claims them, the test below) runs in viewfuse regions, in the forward and in
+    on CUDA viewfuse claims them with vf_matmul=True, the test below) runs in viewfuse regions, in the forward and in
     the backward (the embeddings and their gradients, positions, norms, RoPE, attention's softmax,
     cross-entropy and its backward); the
     loss and every gradient equal eager's. On the CPU only: there Thunder writes attention as
@@ -496,13 +497,13 @@ def test_model_step_leaves_only_matmuls_to_torch(model_name):
 
 @pytest.mark.parametrize("model_name", ["nanogpt", "llama2"])
 def test_model_step_on_cuda_runs_everything_in_regions(model_name):
-    """The same training step on CUDA with the sdpa executor (as the model-step benchmark runs it):
-    the linears and matmuls, forward and backward, are in viewfuse regions (cuBLASLt calls, linear's
-    bias in the call), only attention stays with sdpa, and the loss and every gradient equal eager's
-    (float32 without TF32 on both sides)."""
+    """The same training step on CUDA with the sdpa executor (as the model-step benchmark runs it)
+    and vf_matmul=True: the linears and matmuls, forward and backward, are in viewfuse regions
+    (cuBLASLt calls, linear's bias in the call), only attention stays with sdpa, and the loss and
+    every gradient equal eager's (float32 without TF32 on both sides)."""
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA: on the CPU viewfuse leaves matmuls to torch (the test above)")
-    jstep = _check_step(*_small_step(model_name, "cuda"), [viewfuse_ex, thunder.get_executor("sdpa")])
+    jstep = _check_step(*_small_step(model_name, "cuda"), [viewfuse_ex, thunder.get_executor("sdpa")], vf_matmul=True)
     for trace in (thunder.last_traces(jstep)[-1], thunder.last_backward_traces(jstep)[-1]):
         left = _left_to_torch(trace)
         assert not left & {"linear", "matmul"}, str(trace)
