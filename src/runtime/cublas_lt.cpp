@@ -4,8 +4,8 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 

@@ -290,10 +290,11 @@ class Planner {
     }
   }
 
-  // Step 2b for a matmul: a library segment of its own, its result a contiguous buffer. An operand
-  // that is a view of placed storage whose matrices are row- or column-major (layout/strided_gemm.h)
-  // is passed with its layout (an alias segment places it first); any other is written first,
-  // contiguous, by the kernels of step 5's rules. A fusion input is read as it comes.
+  // Step 2b for a matmul: a library segment of its own, its result a dense buffer in the order
+  // result_layout gives. An operand that is a view of placed storage whose matrices are row- or
+  // column-major (layout/strided_gemm.h) is passed with its layout (an alias segment places it
+  // first); any other is written first, contiguous, by the kernels of step 5's rules. A fusion
+  // input is read as it comes.
   template <class InGroup>
   void plan_library_call(const Node* n, const InGroup& group_has) {
     const AliasAnalysis aliases = aliases_of_placed();
@@ -708,7 +709,7 @@ class Planner {
   Plan plan_;
   Segment pending_alias_;
   std::unordered_map<const Node*, int> kernel_of_;  // the kernel segment computing each node
-  // Views that a matmul reads copied, their layouts not row- or column-major: why.
+  // Matmul operands written first by a kernel (not passed as layout), and why.
   std::unordered_map<const Value*, std::string> gemm_copy_reason_;
 };
 
