@@ -376,7 +376,7 @@ std::vector<ValueType> infer_scatter(const Checker& c, OpAttrs& attrs) {
 }
 
 // torch.matmul's shapes (ir.h).
-std::vector<ValueType> infer_matmul(const Checker& c) {
+std::vector<ValueType> infer_matmul(const Checker& c, OpKind op) {
   c.check(c.count() == 2 || c.count() == 3, "expected 2 arguments (a, b) or 3 (a, b, bias), got ",
           c.count());
   const Value& a = c.tensor(0);
@@ -408,6 +408,10 @@ std::vector<ValueType> infer_matmul(const Checker& c) {
     c.check(b.rank() >= 2, "a bias needs b of rank 2 or more (the result's last dim), got ", b.type_string());
     c.check(bias.dtype == a.dtype && bias.rank() == 1 && bias.shape[0] == n, "expected a bias of ",
             dtype_short_name(a.dtype), "[", n, "], got ", bias.type_string());
+  }
+  if (op == OpKind::MatmulGelu) {
+    c.check(a.dtype != DType::Float64, "has no float64 form (cuBLASLt's gelu epilogue), got f64 operands");
+    return {tensor_type(a.dtype, out), tensor_type(a.dtype, out)};
   }
   return {tensor_type(a.dtype, out)};
 }
@@ -512,7 +516,7 @@ std::vector<ValueType> infer_types(OpKind op, const std::vector<Value*>& inputs,
     case OpCategory::Scatter:
       return infer_scatter(c, attrs);
     case OpCategory::Contraction:
-      return infer_matmul(c);
+      return infer_matmul(c, op);
     case OpCategory::Scan: {
       c.arity(1);
       const Value& in = c.tensor(0);

@@ -59,6 +59,10 @@
 //   f64), rounded to the dtype once; K = 0 gives 0. matmul(a, b, bias) (b of rank 2 or more, bias
 //   1-D of N elements and the operands' dtype) adds bias[n] to the sum of every element of column
 //   n before that one rounding (torch's addmm and linear).
+// - matmul_gelu(a, b[, bias]) gives (y, r): r is matmul(a, b[, bias]); y is the tanh gelu of the
+//   same unrounded sum s, 0.5 * s * (1 + tanh(sqrt(2 / pi) * (s + 0.044715 * s^3))) computed in
+//   float32 and rounded to the dtype once (f16, bf16 and f32 only). A rewrite makes it
+//   (passes/fuse_matmul_epilogues.h); it is what a cuBLASLt GELU epilogue computes.
 // - uniform_philox(shape, minval, maxval, dtype, seed, offset) is counter-based: the element at
 //   row-major position i is minval + (maxval - minval) * u, computed in float32 (float64 for a
 //   float64 result) and rounded to dtype, where u in [0, 1) comes from Philox4x32-10 with key
@@ -101,7 +105,7 @@ std::string_view op_name(OpKind op);  // the prim's name, "transpose"
 OpCategory op_category(OpKind op);
 const char* op_category_name(OpCategory c);  // "view", "movement", ..., "scatter"
 std::optional<OpKind> op_from_name(std::string_view prim_name);
-int op_num_outputs(OpKind op);  // 2 for var_mean, 1 otherwise
+int op_num_outputs(OpKind op);  // 2 for var_mean and matmul_gelu, 1 otherwise
 inline bool is_view_op(OpKind op) { return op_category(op) == OpCategory::View; }
 inline bool is_elementwise(OpKind op) {
   OpCategory c = op_category(op);

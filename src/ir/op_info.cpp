@@ -34,7 +34,7 @@ const char* op_category_name(OpCategory c) {
   }
   return "?";
 }
-int op_num_outputs(OpKind op) { return op == OpKind::VarMean ? 2 : 1; }
+int op_num_outputs(OpKind op) { return op == OpKind::VarMean || op == OpKind::MatmulGelu ? 2 : 1; }
 
 std::optional<OpKind> op_from_name(std::string_view prim_name) {
   for (size_t i = 0; i < kOps.size(); ++i)

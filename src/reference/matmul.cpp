@@ -1,5 +1,7 @@
 // Reference matmul: torch.matmul's shapes, each element's K products summed in order from 0 in
 // float32 (float64 for f64), plus the bias when there is one, and rounded to the dtype once (ir/ir.h).
+// matmul_gelu also rounds the tanh gelu of that sum.
+#include <cmath>
 #include <vector>
 
 #include "base/error.h"
@@ -9,10 +11,24 @@
 
 namespace vf::reference {
 
-HostTensor run_matmul(const Node& node, const HostTensor& a, const HostTensor& b, const HostTensor* bias) {
-  VF_INTERNAL_CHECK(node.op == OpKind::Matmul, "reference: prims.", op_name(node.op), " is not a matmul");
+namespace {
+
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), in the order Thunder's decomposition computes it.
+template <class C>
+C gelu_tanh(C x) {
+  const C inner = x + C(0.044715) * (x * x * x);
+  return C(0.5) * x * (C(1) + std::tanh(C(0.7978845608028654) * inner));
+}
+
+}  // namespace
+
+std::vector<HostTensor> run_matmul(const Node& node, const HostTensor& a, const HostTensor& b, const HostTensor* bias) {
+  VF_INTERNAL_CHECK(node.op == OpKind::Matmul || node.op == OpKind::MatmulGelu, "reference: prims.", op_name(node.op),
+                    " is not a matmul");
+  const bool gelu = node.op == OpKind::MatmulGelu;
   const Value& result = *node.output();
   HostTensor out = HostTensor::empty(result.dtype, result.shape);
+  HostTensor sum = gelu ? HostTensor::empty(result.dtype, result.shape) : HostTensor{};
   const int64_t ra = a.rank(), rb = b.rank();
   const int64_t m_size = ra == 1 ? 1 : a.shape()[ra - 2], k_size = a.shape()[ra - 1];
   const int64_t n_size = rb == 1 ? 1 : b.shape()[rb - 1];
@@ -46,13 +62,15 @@ HostTensor run_matmul(const Node& node, const HostTensor& a, const HostTensor& b
               acc += load<C>(a, ia.data()) * load<C>(b, ib.data());
             }
             if (bias) acc += load<C>(*bias, &n);
-            store_as<C>(contiguous_element(out, linear++), out.dtype(), acc);
+            if (gelu) store_as<C>(contiguous_element(sum, linear), sum.dtype(), acc);
+            store_as<C>(contiguous_element(out, linear++), out.dtype(), gelu ? gelu_tanh(acc) : acc);
           }
         }
       });
     }
   });
-  return out;
+  if (gelu) return {std::move(out), std::move(sum)};
+  return {std::move(out)};
 }
 
 }  // namespace vf::reference

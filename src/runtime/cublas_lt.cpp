@@ -37,7 +37,8 @@ constexpr int kOpN = 0, kOpT = 1;                                      // CUBLAS
 constexpr int kDescTransA = 3, kDescTransB = 4;                        // CUBLASLT_MATMUL_DESC_TRANSA, _TRANSB
 constexpr int kLayoutBatchCount = 5, kLayoutBatchStride = 6;           // CUBLASLT_MATRIX_LAYOUT_*
 constexpr int kDescEpilogue = 7, kDescBiasPointer = 8;                 // CUBLASLT_MATMUL_DESC_*
-constexpr uint32_t kEpilogueBias = 4;                                  // CUBLASLT_EPILOGUE_BIAS
+constexpr int kDescAuxPointer = 11, kDescAuxLd = 12, kDescAuxBatchStride = 13;  // ..._EPILOGUE_AUX_*
+constexpr uint32_t kEpilogueBias = 4, kEpilogueGelu = 32, kEpilogueAux = 128;    // CUBLASLT_EPILOGUE_* bits
 constexpr int kPrefMaxWorkspace = 1;                                   // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
 constexpr int kPrefAlignA = 5, kPrefAlignB = 6, kPrefAlignC = 7, kPrefAlignD = 8;  // ..._MIN_ALIGNMENT_*_BYTES
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
@@ -182,8 +183,9 @@ std::string cublaslt_problem() { return loaded().error; }
 
 struct CublasLtMatmul::State {
   StridedGemm g;
-  bool f64 = false, bias = false;
+  bool f64 = false, bias = false, aux = false;
   int64_t elem = 0, calls = 1, bias_offset = 0;
+  const char* epilogue_name = "";  // for errors: " then gelu", " then gelu (and aux)"
   std::unique_ptr<LayoutGuard> a, b, d;  // cuBLASLt's A (our B^T), B (our A^T) and D (our D^T)
   Desc desc = nullptr;
   // The algorithm and the alignments of our a, b and d it was chosen for (a run with less aligned
@@ -215,8 +217,8 @@ struct CublasLtMatmul::State {
           "cublasLtMatmulAlgoGetHeuristic");
     if (found == 0)
       throw DeviceError(detail::concat("cuBLASLt has no algorithm for ", g.m, " x ", g.k, " @ ", g.k, " x ", g.n,
-                                       bias ? " + bias" : "", " with operands aligned to ", aa, ", ", ab, " and ",
-                                       ad, " bytes"));
+                                       bias ? " + bias" : "", epilogue_name, " with operands aligned to ", aa, ", ",
+                                       ab, " and ", ad, " bytes"));
     algo = result.algo;
     align_a = aa;
     align_b = ab;
@@ -224,16 +226,21 @@ struct CublasLtMatmul::State {
   }
 };
 
-CublasLtMatmul::CublasLtMatmul(const StridedGemm& g, DType dtype, std::optional<int64_t> bias)
+CublasLtMatmul::CublasLtMatmul(const StridedGemm& g, DType dtype, const GemmEpilogue& epilogue)
     : state_(std::make_unique<State>()) {
   Loaded& lib = loaded();
   if (!lib.error.empty()) throw DeviceError(lib.error);
   const Api& api = lib.api;
   State& s = *state_;
   s.g = g;
-  s.bias = bias.has_value();
-  s.bias_offset = bias.value_or(0);
+  s.bias = epilogue.bias.has_value();
+  s.bias_offset = epilogue.bias.value_or(0);
+  s.aux = epilogue.gelu && epilogue.aux;
+  s.epilogue_name = !epilogue.gelu ? "" : s.aux ? " then gelu (and aux)" : " then gelu";
   s.f64 = dtype == DType::Float64;
+  VF_INTERNAL_CHECK(!epilogue.gelu || !s.f64, "cuBLASLt matmul: a gelu epilogue of f64");
+  VF_INTERNAL_CHECK(!s.aux || g.d.rs % 8 == 0, "cuBLASLt matmul: an aux output of row stride ", g.d.rs,
+                    " (a multiple of 8 is needed)");
   s.elem = static_cast<int64_t>(dtype_size(dtype));
   for (size_t j = 0; j + 1 < g.batch.size(); ++j) s.calls *= g.batch[j];
   const int32_t count = g.batch.empty() ? 1 : static_cast<int32_t>(g.batch.back());
@@ -252,9 +259,15 @@ CublasLtMatmul::CublasLtMatmul(const StridedGemm& g, DType dtype, std::optional<
         "cublasLtMatmulDescCreate");
   check(api.desc_set(s.desc, kDescTransA, &op_a, sizeof op_a), "cublasLtMatmulDescSetAttribute");
   check(api.desc_set(s.desc, kDescTransB, &op_b, sizeof op_b), "cublasLtMatmulDescSetAttribute");
-  if (s.bias) {  // one bias vector of N elements for every batch (its batch stride stays 0)
-    const uint32_t epilogue = kEpilogueBias;
-    check(api.desc_set(s.desc, kDescEpilogue, &epilogue, sizeof epilogue), "cublasLtMatmulDescSetAttribute");
+  // One bias vector of N elements for every batch (its batch stride stays 0); the aux output is
+  // laid out as D (its pointer is set per call).
+  const uint32_t bits = (s.bias ? kEpilogueBias : 0) | (epilogue.gelu ? kEpilogueGelu : 0) | (s.aux ? kEpilogueAux : 0);
+  if (bits != 0)
+    check(api.desc_set(s.desc, kDescEpilogue, &bits, sizeof bits), "cublasLtMatmulDescSetAttribute");
+  if (s.aux) {
+    const int64_t ld = g.d.rs, stride = last(g.d);
+    check(api.desc_set(s.desc, kDescAuxLd, &ld, sizeof ld), "cublasLtMatmulDescSetAttribute");
+    if (count > 1) check(api.desc_set(s.desc, kDescAuxBatchStride, &stride, sizeof stride), "cublasLtMatmulDescSetAttribute");
   }
   std::lock_guard<std::mutex> one_call(lib.mutex);
   s.choose(lib, alignment(0, g.a, s.elem), alignment(0, g.b, s.elem), alignment(0, g.d, s.elem));
@@ -262,14 +275,15 @@ CublasLtMatmul::CublasLtMatmul(const StridedGemm& g, DType dtype, std::optional<
 
 CublasLtMatmul::~CublasLtMatmul() = default;
 
-void CublasLtMatmul::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdeviceptr d, CUstream stream) const {
+void CublasLtMatmul::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdeviceptr d, CUdeviceptr aux,
+                         CUstream stream) const {
   const State& s = *state_;
   const StridedGemm& g = s.g;
   const int64_t elem = s.elem;
   const int32_t count = g.batch.empty() ? 1 : static_cast<int32_t>(g.batch.back());
   if (g.m == 0 || g.n == 0 || s.calls == 0 || count == 0) return;
   if (g.k == 0) {  // an empty sum: zeros (d is row-major and its batches laid out by g.d)
-    VF_INTERNAL_CHECK(!s.bias, "cuBLASLt matmul: an empty K with a bias is computed on the host");
+    VF_INTERNAL_CHECK(!s.bias && !*s.epilogue_name, "cuBLASLt matmul: an empty K with an epilogue is computed on the host");
     const CudaDriverApi& cu = cuda_driver_api();
     for (int64_t c = 0; c < s.calls * count; ++c) {
       int64_t off = g.d.offset, rest = c;
@@ -287,7 +301,8 @@ void CublasLtMatmul::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdevic
   Loaded& lib = loaded();
   const Api& api = lib.api;
   std::lock_guard<std::mutex> one_call(lib.mutex);
-  const uint32_t aa = alignment(a, g.a, elem), ab = alignment(b, g.b, elem), ad = alignment(d, g.d, elem);
+  const uint32_t aa = alignment(a, g.a, elem), ab = alignment(b, g.b, elem),
+                 ad = std::min(alignment(d, g.d, elem), s.aux ? alignment(aux, g.d, elem) : 256u);
   if (aa < s.align_a || ab < s.align_b || ad < s.align_d)
     s.choose(lib, std::min(aa, s.align_a), std::min(ab, s.align_b), std::min(ad, s.align_d));
   if (s.bias) {
@@ -311,6 +326,10 @@ void CublasLtMatmul::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdevic
     auto at = [&](CUdeviceptr base, int64_t offset) {
       return reinterpret_cast<void*>(base + static_cast<CUdeviceptr>(offset * elem));
     };
+    if (s.aux) {
+      const void* aux_at = at(aux, od);
+      check(api.desc_set(s.desc, kDescAuxPointer, &aux_at, sizeof aux_at), "cublasLtMatmulDescSetAttribute");
+    }
     check(api.matmul(handle_locked(lib), s.desc, alpha, at(b, ob), s.a->l, at(a, oa), s.b->l, beta, at(d, od), s.d->l,
                      at(d, od), s.d->l, &s.algo, reinterpret_cast<void*>(workspace), kWorkspaceBytes, stream),
           "cublasLtMatmul");

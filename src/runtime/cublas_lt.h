@@ -18,27 +18,33 @@ bool cublaslt_available();
 // Why it cannot ("" when it can).
 std::string cublaslt_problem();
 
+// What a call's epilogue does to the sum S = A @ B before D is written.
+struct GemmEpilogue {
+  std::optional<int64_t> bias;  // S + bias along the columns: the offset of its first element in its buffer
+  bool gelu = false;            // D = the tanh gelu of S (+ bias)
+  bool aux = false;             // with gelu: S (+ bias) is written too, to a buffer laid out as D's
+};
+
 // One matmul's cuBLASLt call, made ready once (in a prepared plan): its matrix layouts, descriptor
-// and algorithm, so that a run only sets pointers and enqueues. D = A @ B (+ bias along the
-// columns, added before rounding) for the GEMMs of `g` in `dtype` (f16, bf16, f32 or f64: float32
-// accumulation for the 16-bit types, rounded once; f32 without TF32). The algorithm is the
+// and algorithm, so that a run only sets pointers and enqueues. D = epilogue(A @ B) for the GEMMs
+// of `g` in `dtype` (f16, bf16, f32 or f64: float32 accumulation for the 16-bit types, each output
+// rounded once; f32 without TF32; gelu not for f64). The algorithm is the
 // heuristic's first for operands aligned as g's offsets allow on a 256-byte-aligned buffer; a run
 // whose pointers are less aligned asks the heuristic again for them (and keeps that answer).
 // Thread-safe: runs take turns on the shared handle.
 class CublasLtMatmul {
  public:
   // Throws DeviceError when cuBLASLt cannot be loaded or has no algorithm. The driver's context
-  // must be current.
-  // `bias`: the offset of the bias's first element in its buffer, without a bias none.
-  CublasLtMatmul(const StridedGemm& g, DType dtype, std::optional<int64_t> bias);
+  // must be current. An aux output needs g.d's row stride a multiple of 8 (cuBLASLt's rule).
+  CublasLtMatmul(const StridedGemm& g, DType dtype, const GemmEpilogue& epilogue);
   ~CublasLtMatmul();
   CublasLtMatmul(const CublasLtMatmul&) = delete;
   CublasLtMatmul& operator=(const CublasLtMatmul&) = delete;
 
-  // Enqueues the GEMMs on `stream` (null: the default stream). a, b and d point at element 0 of
-  // their buffers (g's offsets, and the bias's, are added here); bias is 0 without a bias.
-  // Each stream gets a workspace of its own. Throws DeviceError.
-  void run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdeviceptr d, CUstream stream) const;
+  // Enqueues the GEMMs on `stream` (null: the default stream). a, b, d and aux point at element 0
+  // of their buffers (g's offsets, and the bias's, are added here); bias and aux are 0 where the
+  // epilogue has none. Each stream gets a workspace of its own. Throws DeviceError.
+  void run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdeviceptr d, CUdeviceptr aux, CUstream stream) const;
 
  private:
   struct State;

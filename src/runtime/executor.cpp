@@ -217,8 +217,9 @@ void run_on_host(const Segment& seg, const std::vector<int>& arg_of_input, const
 }
 
 // A library segment's cuBLASLt call, or null where the host runs it: an operand (or the result)
-// whose matrices are neither row- nor column-major, a bias whose elements are not adjacent, or a
-// bias with an empty K (explain says which; the planner passes such operands only when placed).
+// whose matrices are neither row- nor column-major, a bias whose elements are not adjacent, or an
+// epilogue with an empty K (explain says which; the planner passes such operands only when placed).
+// matmul_gelu writes its gelu as D and, where it is read, the matmul's result as the aux output.
 std::unique_ptr<const CublasLtMatmul> prepare_gemm(const Segment& seg) {
   // The matmul's operands among the segment's inputs (one input when two are one value).
   auto layout_of = [&](const Value* v) -> const Layout& {
@@ -226,13 +227,17 @@ std::unique_ptr<const CublasLtMatmul> prepare_gemm(const Segment& seg) {
         static_cast<size_t>(std::find(seg.inputs.begin(), seg.inputs.end(), v) - seg.inputs.begin()));
   };
   const Node& mm = *seg.nodes.at(0);
-  const bool bias = mm.inputs.size() > 2;
+  GemmEpilogue epilogue;
+  if (mm.inputs.size() > 2) epilogue.bias = layout_of(mm.inputs[2]).offset;
+  epilogue.gelu = mm.op == OpKind::MatmulGelu;
+  epilogue.aux = seg.outputs.size() > 1;
   std::optional<StridedGemm> g =
       strided_gemm(layout_of(mm.inputs[0]), layout_of(mm.inputs[1]), seg.spec.output_layouts.at(0), nullptr);
-  if (!g || (bias && (g->k == 0 || !gemm_bias_problem(layout_of(mm.inputs[2])).empty()))) return nullptr;
+  if (!g || ((epilogue.bias || epilogue.gelu) && g->k == 0)) return nullptr;
+  if (epilogue.bias && !gemm_bias_problem(layout_of(mm.inputs[2])).empty()) return nullptr;
+  if (epilogue.aux && (seg.spec.output_layouts.at(1) != seg.spec.output_layouts.at(0) || g->d.rs % 8 != 0)) return nullptr;
   cuda_make_current(cuda_device());
-  return std::make_unique<const CublasLtMatmul>(*g, seg.outputs.at(0)->dtype,
-                                                bias ? std::optional<int64_t>(layout_of(mm.inputs[2]).offset) : std::nullopt);
+  return std::make_unique<const CublasLtMatmul>(*g, seg.outputs.at(0)->dtype, epilogue);
 }
 
 }  // namespace
@@ -388,7 +393,8 @@ std::vector<Tensor> CompiledFusion::run(const std::vector<Arg>& args, const RunH
       auto pointer = [&](const Value* v) { return reinterpret_cast<CUdeviceptr>(slots[v->id].data); };
       const Node& mm = *seg.nodes[0];
       step.gemm->run(pointer(mm.inputs[0]), pointer(mm.inputs[1]), mm.inputs.size() > 2 ? pointer(mm.inputs[2]) : 0,
-                     pointer(seg.outputs[0]), static_cast<CUstream>(hooks.stream));
+                     pointer(seg.outputs[0]), seg.outputs.size() > 1 ? pointer(seg.outputs[1]) : 0,
+                     static_cast<CUstream>(hooks.stream));
     } else {
       std::vector<Tensor> outs;
       for (const Value* v : seg.outputs) outs.push_back(slot_tensor(slots[v->id], device));

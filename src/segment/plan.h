@@ -89,6 +89,9 @@ struct PlanOptions {
   // each position of the other dims), so float sums are the CPU's and the reference's bit for bit
   // and repeat from run to run; false: CUDA adds with atomics in any order (codegen/kernel_ir.h).
   bool deterministic_scatters = false;
+  // Fold the tanh gelu of a matmul's result into the library call's epilogue
+  // (passes/fuse_matmul_epilogues.h); false computes it in a kernel after the call.
+  bool matmul_epilogues = true;
 };
 
 struct Plan {

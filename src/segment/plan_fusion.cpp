@@ -6,7 +6,9 @@
 //     elide; casts to a float dtype and back read the value
 //     before them (passes/elide_round_trip_casts.h; those that round only with
 //     PlanOptions::elide_round_trips), first because they only remove nodes and let the kernels
-//     see the float32 math the program meant; reductions that reduce nothing fold into views or
+//     see the float32 math the program meant; then the tanh gelu of a matmul's result folds into
+//     the call (passes/fuse_matmul_epilogues.h, with PlanOptions::matmul_epilogues), after the
+//     round trips are gone because it matches the float32 ops; reductions that reduce nothing fold into views or
 //     the identity (passes/fold_trivial_reductions.h), so that the splits and the kernels see only
 //     real reductions; then, with PlanOptions::split_reductions, a reduction over the leading dims
 //     becomes chunks' partials that the rows' kernel computes, and their reduction
@@ -47,6 +49,7 @@
 #include "passes/bookend.h"
 #include "passes/elide_round_trip_casts.h"
 #include "passes/fold_trivial_reductions.h"
+#include "passes/fuse_matmul_epilogues.h"
 #include "passes/split_column_reductions.h"
 #include "passes/split_reductions.h"
 #include "passes/zero_based_scatters.h"
@@ -337,22 +340,44 @@ class Planner {
     if (!written.empty()) add_kernels(nodes_for(written, group_has), written, written_placements, group_has);
     const Value* out = n->output();
     std::string order;
-    const std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, result_layout(n, &order)}}};
-    Candidate c = make_kernel({n}, {out}, placed);
-    c.segment.note = "library call (CUDA: cuBLASLt; CPU: the reference's loop): " + operands + order;
+    std::vector<const Value*> roots = {out};
+    std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, result_layout(n, &order)}}};
+    std::string epilogue = n->inputs.size() > 2 ? "bias" : "";
+    if (n->op == OpKind::MatmulGelu) {
+      epilogue += (epilogue.empty() ? "" : ", ") + std::string("tanh gelu");
+      const Value* r = n->outputs[1];  // the matmul's own result: cuBLASLt's aux output, where it is read
+      if (fusion_.is_output(r) || !r->uses.empty()) {
+        roots.push_back(r);
+        placed.push_back({r, Placement{r, Layout::contiguous(r->shape)}});
+        epilogue += "; aux output " + r->name + " (before the gelu)";
+      }
+    }
+    Candidate c = make_kernel({n}, roots, placed);
+    c.segment.note = "library call (CUDA: cuBLASLt; CPU: the reference's loop): " + operands + order +
+                     (epilogue.empty() ? "" : "; epilogue: " + epilogue) + elementwise_after(n);
     commit_kernel(std::move(c.segment), placed);
   }
 
-  // The layout a matmul's result is written in: dense, and row-major unless it is not returned
-  // itself and its one use is a transpose that keeps the last dim last and whose result is
-  // returned, through views, as a fusion output or read by another matmul: then in that
-  // transpose's order, so that the transpose (and a reshape that merges its dims) is a view,
-  // where the GEMMs can write it (layout/strided_gemm.h). `why` gets a note when it is not
-  // row-major.
+  // For explain: the elementwise ops that read a matmul's result, which kernels after the call
+  // compute (only a tanh gelu folds into the call: passes/fuse_matmul_epilogues.h).
+  std::string elementwise_after(const Node* n) const {
+    std::string names;
+    for (const Value* out : n->outputs)
+      for (const Node* u : out->uses)
+        if (is_elementwise(u->op)) names += (names.empty() ? "" : ", ") + u->output()->name + " (" + std::string(op_name(u->op)) + ")";
+    return names.empty() ? "" : "; read by elementwise ops in kernels after it: " + names;
+  }
+
+  // The layout a matmul's result is written in: dense, and row-major unless it is a plain matmul
+  // (not matmul_gelu, whose two results share one layout), is not returned itself, and its one use
+  // is a transpose that keeps the last dim last and whose result is returned, through views, as a
+  // fusion output or read by another matmul: then in that transpose's order, so that the transpose
+  // (and a reshape that merges its dims) is a view, where the GEMMs can write it
+  // (layout/strided_gemm.h). `why` gets a note when it is not row-major.
   Layout result_layout(const Node* n, std::string* why) const {
     const Value* out = n->output();
     const Layout dense = Layout::contiguous(out->shape);
-    if (fusion_.is_output(out) || out->uses.size() != 1 || out->uses[0]->op != OpKind::Transpose) return dense;
+    if (n->op != OpKind::Matmul || fusion_.is_output(out) || out->uses.size() != 1 || out->uses[0]->op != OpKind::Transpose) return dense;
     const Node* t = out->uses[0];
     const std::vector<int64_t>& perm = t->attr<PermuteAttrs>().permutation;
     if (perm.back() != out->rank() - 1) return dense;
@@ -726,6 +751,7 @@ Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts,
   };
   apply(zero_based_scatters);
   apply([&](const Fusion& f) { return elide_round_trip_casts(f, options.elide_round_trips); });
+  if (options.matmul_epilogues) apply(fuse_matmul_epilogues);
   apply(fold_trivial_reductions);
   if (options.split_reductions && options.reductions_in_kernels) {
     apply(split_column_reductions);

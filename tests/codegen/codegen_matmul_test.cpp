@@ -1,7 +1,8 @@
 // matmul in library segments on the CPU (the reference's loop) and, where there is a GPU, on CUDA
 // (cuBLASLt), against the reference executor: every float dtype, transposed operands passed as
 // layouts, broadcast and cross-broadcast batches, vectors, an operand read twice, an empty K, a
-// stepped slice (copied first), linear with its bias in the call, and operands off 16-byte boundaries.
+// stepped slice (copied first), linear with its bias in the call, operands off 16-byte boundaries,
+// and the gelu epilogue.
 #include <gtest/gtest.h>
 
 #include "backend_test.h"
@@ -84,6 +85,49 @@ TEST_P(Matmuls, ResultInTransposeOrder_MatchesReference) {
       "  return o\n",
       8);
   EXPECT_EQ(plan.kernel_count(), 0);
+}
+
+// matmul_gelu (cuBLASLt's GELU epilogue) against the reference's own: with and without a bias, the
+// matmul's result written too where it is read (the aux output) or not, batched (the aux output's
+// batch stride), in each dtype it takes.
+TEST_P(Matmuls, GeluEpilogueEveryDtype_MatchesReference) {
+  for (const char* dtype : {"bf16", "f16", "f32"}) {
+    SCOPED_TRACE(dtype);
+    const std::string d = dtype;
+    const Plan plan = check_trace(
+        "def f(x, w, b, p, q):\n  # x: \"cpu " + d + "[4, 33, 96]\"\n  # w: \"cpu " + d + "[80, 96]\"\n  # b: \"cpu " + d +
+            "[80]\"\n  # p: \"cpu " + d + "[3, 16, 40]\"\n  # q: \"cpu " + d + "[3, 40, 24]\"\n"
+            "  wt = prims.transpose(w, (1, 0))\n  y0, r0 = prims.matmul_gelu(x, wt, b)\n  t0 = prims.neg(r0)\n"
+            "  y1, r1 = prims.matmul_gelu(x, wt)\n  y2, r2 = prims.matmul_gelu(p, q)\n"
+            "  return (y0, t0, y1, y2, r2)\n",
+        96);
+    EXPECT_EQ(library_calls(plan), 3);
+    EXPECT_EQ(plan.kernel_count(), 1);  // the neg
+  }
+}
+
+// Thunder's bf16 linear + tanh gelu, whose gelu folds into the call, against the program's own
+// reference (which rounds the linear's result before the gelu), the linear's result returned too.
+TEST_P(Matmuls, ThunderLinearGeluFolded_MatchesProgram) {
+  std::string gelu = "  h = ltorch.linear(x, w, b)\n  c = prims.convert_element_type(h, dtypes.float32)\n";
+  auto op = [&](const std::string& out, const std::string& expr) {  // f32 math rounded through bf16
+    gelu += "  " + out + "_ = " + expr + "\n  " + out + "_b = prims.convert_element_type(" + out +
+            "_, dtypes.bfloat16)\n  " + out + " = prims.convert_element_type(" + out + "_b, dtypes.float32)\n";
+  };
+  op("x2", "prims.mul(c, c)");
+  op("x3", "prims.mul(x2, c)");
+  op("s", "prims.mul(0.044715, x3)");
+  op("i", "prims.add(c, s)");
+  op("u", "prims.mul(0.7978845608028654, i)");
+  op("t", "prims.tanh(u)");
+  op("o", "prims.add(1.0, t)");
+  op("hx", "prims.mul(0.5, c)");
+  gelu += "  g = prims.mul(hx, o)\n  y = prims.convert_element_type(g, dtypes.bfloat16)\n  return (y, h)\n";
+  const Plan plan = check_trace(
+      "def f(x, w, b):\n  # x: \"cpu bf16[64, 96]\"\n  # w: \"cpu bf16[128, 96]\"\n  # b: \"cpu bf16[128]\"\n" + gelu, 96);
+  EXPECT_EQ(plan.kernel_count(), 0);
+  ASSERT_FALSE(plan.rewrites.empty());
+  EXPECT_NE(plan.rewrites.back().find("(y, h) = matmul_gelu"), std::string::npos) << plan.rewrites.back();
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Matmuls, ::testing::Values(Device::Cpu, Device::Cuda),

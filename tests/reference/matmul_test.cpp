@@ -1,8 +1,10 @@
 // Tests of the reference's matmul (torch.matmul's shapes: matrices, vectors, broadcast batches;
 // float32 accumulation rounded once for bf16; K = 0) and of its type errors, and of the trace
-// reader's linear (a matmul by the weight's transpose, plus the bias).
+// reader's linear (a matmul by the weight's transpose, plus the bias); matmul_gelu's two results.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "base/error.h"
 #include "frontend/trace_reader.h"
@@ -120,6 +122,43 @@ TEST(ReferenceMatmul, BadBias_UserErrors) {
   EXPECT_THAT(message(x, y, v), HasSubstr("expected a bias of f32[4], got f32[3]"));
   EXPECT_THAT(message(x, y, f.add_tensor_input("h", DType::BFloat16, {4})), HasSubstr("expected a bias of f32[4], got bf16[4]"));
   EXPECT_THAT(message(x, v, v), HasSubstr("a bias needs b of rank 2 or more (the result's last dim), got f32[3]"));
+}
+
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) in double.
+double gelu_tanh(double x) { return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+
+// matmul_gelu gives the gelu of the float32 sum, rounded once, and the matmul's own result: the
+// sum -2.0078125 rounds to -2 in bf16, whose gelu is 3 ulps away from the sum's.
+TEST(ReferenceMatmul, MatmulGelu_GeluOfTheUnroundedSum) {
+  Fusion f;
+  Value* x = f.add_tensor_input("a", DType::BFloat16, {1, 2});
+  Value* y = f.add_tensor_input("b", DType::BFloat16, {2, 1});
+  const std::vector<Value*>& outs = f.add_node(OpKind::MatmulGelu, {x, y});
+  ASSERT_EQ(outs.size(), 2u);
+  f.add_output(outs[0]);
+  f.add_output(outs[1]);
+  const HostTensor a = make_tensor(DType::BFloat16, {1, 2}, {-2, -0.0078125});
+  const HostTensor b = make_tensor(DType::BFloat16, {2, 1}, {1, 1});
+  const std::vector<HostTensor> out = run_reference(f, {a, b});
+  EXPECT_EQ(values_of(out[1]), values_of(matmul(a, b)));
+  EXPECT_EQ(values_of(out[1]), (std::vector<double>{-2}));
+  const double ulp = std::ldexp(1.0, -12), g = values_of(out[0]).at(0);  // bf16's ulp at 0.045
+  EXPECT_NEAR(g, gelu_tanh(-2.0078125), 0.55 * ulp);
+  EXPECT_GT(std::fabs(g - gelu_tanh(-2)), 2 * ulp);
+}
+
+// matmul_gelu has no float64 form: a user error naming it.
+TEST(ReferenceMatmul, MatmulGeluOfF64_UserError) {
+  Fusion f;
+  Value* x = f.add_tensor_input("a", DType::Float64, {2, 3});
+  Value* y = f.add_tensor_input("b", DType::Float64, {3, 2});
+  try {
+    f.add_node(OpKind::MatmulGelu, {x, y});
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("matmul_gelu"));
+    EXPECT_THAT(e.what(), HasSubstr("has no float64 form"));
+  }
 }
 
 // prims.linear(a, w, bias): a @ w.T + bias, and without a bias.

@@ -28,6 +28,7 @@ struct RunOptions {
   uint64_t seed = 0;
   bool bookend = false;
   bool keep_round_trips = false;
+  bool no_epilogues = false;
   bool deterministic = false;
   bool json = false;
   std::string target = "cpu";
@@ -41,6 +42,7 @@ vf::PlanOptions plan_options(const RunOptions& o) {
   options.bookend = o.bookend;
   options.elide_round_trips = !o.keep_round_trips;
   options.deterministic_scatters = o.deterministic;
+  options.matmul_epilogues = !o.no_epilogues;
   return options;
 }
 
@@ -137,6 +139,8 @@ int main(int argc, char** argv) {
   run->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
   const char* deterministic_help = "Scatters add in the index's order on CUDA too (reproducible float sums)";
   run->add_flag("--deterministic", o.deterministic, deterministic_help);
+  const char* epilogue_help = "Compute a matmul's gelu in a kernel after the call, not in its epilogue";
+  run->add_flag("--no-epilogues", o.no_epilogues, epilogue_help);
 
   CLI::App* explain = app.add_subcommand("explain", "Print the plan: segments, view-op decisions, bytes");
   explain->add_option("trace", o.trace, "Thunder trace file")->required();
@@ -144,6 +148,7 @@ int main(int argc, char** argv) {
   explain->add_flag("--bookend", o.bookend, "Plan with bookend");
   explain->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
   explain->add_flag("--deterministic", o.deterministic, deterministic_help);
+  explain->add_flag("--no-epilogues", o.no_epilogues, epilogue_help);
 
   CLI::App* codegen = app.add_subcommand("codegen", "Print the generated kernels");
   codegen->add_option("trace", o.trace, "Thunder trace file")->required();
@@ -151,6 +156,7 @@ int main(int argc, char** argv) {
   codegen->add_flag("--bookend", o.bookend, "Plan with bookend");
   codegen->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
   codegen->add_flag("--deterministic", o.deterministic, deterministic_help);
+  codegen->add_flag("--no-epilogues", o.no_epilogues, epilogue_help);
   codegen->add_flag("--specialize", o.specialize,
                     "Print the kernels specialized to the trace's sizes, as a run makes them for launches it repeats");
   codegen->add_flag("--kernel-ir", o.kernel_ir,

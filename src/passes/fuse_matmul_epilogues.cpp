@@ -1,0 +1,188 @@
+#include "passes/fuse_matmul_epilogues.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace vf {
+namespace {
+
+bool is_constant(const Value* v, double c) {
+  return v->is_constant() && std::abs(v->constant->as_double() - c) <= 1e-7 * std::abs(c);
+}
+
+// A test of a value: is it the constant c?
+auto constant(double c) {
+  return [c](const Value* v) { return is_constant(v, c); };
+}
+
+// v = op(p, q) in float32 with f(p) and g(q), or f(q) and g(p).
+template <class F, class G>
+bool either(const Value* v, OpKind op, const F& f, const G& g) {
+  const Node* n = v->producer;
+  if (!n || n->op != op || n->inputs.size() != 2 || !v->is_tensor || v->dtype != DType::Float32) return false;
+  return (f(n->inputs[0]) && g(n->inputs[1])) || (f(n->inputs[1]) && g(n->inputs[0]));
+}
+
+// Recognises the float32 tanh gelu of one matmul result r (the header's pattern).
+class GeluMatcher {
+ public:
+  explicit GeluMatcher(const Value* r) : r_(r) {}
+
+  // x: r as float32 (r itself, or a cast of it).
+  bool x(const Value* v) const {
+    if (v == r_) return r_->dtype == DType::Float32;
+    const Node* n = v->producer;
+    return n && n->op == OpKind::ConvertElementType && n->inputs[0] == r_ && v->dtype == DType::Float32;
+  }
+
+  // (0.5 * x) * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), products and sums either way round.
+  bool gelu(const Value* v) const {
+    auto is_x = [this](const Value* w) { return x(w); };
+    auto half = [&](const Value* w) { return either(w, OpKind::Mul, constant(0.5), is_x); };
+    auto cube = [&](const Value* w) {
+      const Node* n = w->producer;
+      if (n && n->op == OpKind::Pow) return x(n->inputs[0]) && is_constant(n->inputs[1], 3);
+      auto square = [&](const Value* s) { return either(s, OpKind::Mul, is_x, is_x); };
+      return either(w, OpKind::Mul, square, is_x);
+    };
+    auto inner = [&](const Value* w) {
+      return either(w, OpKind::Add, is_x, [&](const Value* s) { return either(s, OpKind::Mul, constant(0.044715), cube); });
+    };
+    auto tanh_of = [&](const Value* w) {
+      const Node* n = w->producer;
+      return n && n->op == OpKind::Tanh && w->dtype == DType::Float32 &&
+             either(n->inputs[0], OpKind::Mul, constant(0.7978845608028654), inner);
+    };
+    return either(v, OpKind::Mul, half, [&](const Value* w) { return either(w, OpKind::Add, constant(1), tanh_of); });
+  }
+
+ private:
+  const Value* r_;
+};
+
+// One matmul whose gelu folds into it.
+struct Fold {
+  const Value* y = nullptr;                  // the gelu, as the program returns or reads it
+  std::unordered_set<const Node*> removed;   // the nodes from r to y (r's casts only if nothing else reads them)
+  bool r_read = false;                       // r is read by something else, or returned
+};
+
+// The nodes whose results are returned or read by a live node (the pass before this one leaves
+// casts that nothing reads).
+std::unordered_set<const Node*> live_nodes(const Fusion& fusion) {
+  std::unordered_set<const Node*> live;
+  for (auto it = fusion.nodes().rbegin(); it != fusion.nodes().rend(); ++it) {
+    const Node* n = it->get();
+    for (const Value* out : n->outputs)
+      if (fusion.is_output(out) || std::any_of(out->uses.begin(), out->uses.end(), [&](const Node* u) { return live.count(u) > 0; }))
+        live.insert(n);
+  }
+  return live;
+}
+
+// The fold of the gelu of matmul `mm`'s result, if its pattern is there and nothing live reads
+// the ops between.
+std::optional<Fold> find_gelu(const Fusion& fusion, const std::unordered_set<const Node*>& live, const Node& mm) {
+  const Value* r = mm.output();
+  if (r->dtype != DType::Float16 && r->dtype != DType::BFloat16 && r->dtype != DType::Float32) return {};
+  if (r->numel() == 0) return {};
+  const GeluMatcher match(r);
+  // Candidates: the products of a (0.5 * x), for each x of r.
+  std::vector<const Value*> xs;
+  if (match.x(r)) xs.push_back(r);
+  for (const Node* u : r->uses)
+    if (match.x(u->output())) xs.push_back(u->output());
+  for (const Value* x : xs) {
+    for (const Node* half : x->uses) {
+      for (const Node* product : half->output()->uses) {
+        const Value* g = product->output();
+        if (!match.gelu(g)) continue;
+        Fold fold;
+        // The nodes between r and g.
+        std::vector<const Value*> stack = {g};
+        while (!stack.empty()) {
+          const Value* v = stack.back();
+          stack.pop_back();
+          if (v == r || v->is_constant() || !fold.removed.insert(v->producer).second) continue;
+          for (const Value* in : v->producer->inputs) stack.push_back(in);
+        }
+        // y: g itself for a float32 r, else g's one cast back to r's dtype.
+        fold.y = g;
+        if (r->dtype != DType::Float32) {
+          if (fusion.is_output(g) || g->uses.size() != 1 || g->uses[0]->op != OpKind::ConvertElementType ||
+              g->uses[0]->output()->dtype != r->dtype)
+            continue;
+          fold.y = g->uses[0]->output();
+          fold.removed.insert(g->uses[0]);
+        }
+        // Every value between r and y is read only there (r's casts may be read elsewhere: kept).
+        bool inside = true;
+        std::vector<const Node*> kept_casts;
+        for (const Node* n : fold.removed) {
+          if (n == fold.y->producer) continue;
+          const bool read_outside = fusion.is_output(n->output()) ||
+                                    std::any_of(n->output()->uses.begin(), n->output()->uses.end(),
+                                                [&](const Node* u) { return live.count(u) && !fold.removed.count(u); });
+          if (!read_outside) continue;
+          if (n->op == OpKind::ConvertElementType && n->inputs[0] == r)
+            kept_casts.push_back(n);
+          else
+            inside = false;
+        }
+        if (!inside) continue;
+        for (const Node* n : kept_casts) fold.removed.erase(n);
+        fold.r_read = fusion.is_output(r) || std::any_of(r->uses.begin(), r->uses.end(), [&](const Node* u) {
+                        return live.count(u) && !fold.removed.count(u);
+                      });
+        const int64_t n_size = mm.inputs[1]->rank() > 1 ? r->shape.back() : 1;
+        if (fold.r_read && n_size % 8 != 0) continue;
+        return fold;
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+RewrittenFusion fuse_matmul_epilogues(const Fusion& fusion) {
+  const std::unordered_set<const Node*> live = live_nodes(fusion);
+  std::unordered_map<const Node*, Fold> folds;
+  std::unordered_set<const Node*> removed;
+  for (const auto& n : fusion.nodes()) {
+    if (n->op != OpKind::Matmul || !live.count(n.get())) continue;
+    std::optional<Fold> fold = find_gelu(fusion, live, *n);
+    if (!fold) continue;
+    removed.insert(fold->removed.begin(), fold->removed.end());
+    folds.emplace(n.get(), std::move(*fold));
+  }
+  if (folds.empty()) return {};
+  FusionRewriter rw(fusion);
+  std::vector<std::string> notes;
+  for (const auto& n : fusion.nodes()) {
+    if (removed.count(n.get()) || !live.count(n.get())) continue;  // dead nodes go too
+    const auto fold = folds.find(n.get());
+    if (fold == folds.end()) {
+      rw.copy(*n);
+      continue;
+    }
+    const Value* r = n->output();
+    const Value* y = fold->second.y;
+    std::vector<Value*> inputs;
+    for (const Value* in : n->inputs) inputs.push_back(rw.map(in));
+    const auto& outs = rw.add_node(OpKind::MatmulGelu, std::move(inputs), NoAttrs{}, {y->name, r->name}, n->line);
+    rw.replace(y, outs[0]);
+    rw.replace(r, outs[1]);
+    notes.push_back("(" + y->name + ", " + r->name + ") = matmul_gelu: the tanh gelu " + y->name + " of matmul " +
+                    r->name + " (" + std::to_string(fold->second.removed.size()) + " ops) in the call's epilogue" +
+                    (fold->second.r_read ? "; " + r->name + " is written too (the epilogue's aux output)" : ""));
+  }
+  return rw.finish(std::move(notes));
+}
+
+}  // namespace vf

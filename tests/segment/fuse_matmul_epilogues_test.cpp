@@ -1,0 +1,204 @@
+// passes/fuse_matmul_epilogues: which tanh gelus of a matmul's result fold into the call (Thunder's
+// bf16 form after its round trips are gone, float32 spellings), which do not (another reader of an
+// op between, an erf gelu, an aux output of a width cuBLASLt cannot write, the option off), the
+// plans and values on the CPU backend, and the accuracy of the folded bf16 gelu against float64.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "passes/elide_round_trip_casts.h"
+#include "passes/fuse_matmul_epilogues.h"
+#include "run_plan.h"
+#include "segment/plan_fusion.h"
+
+namespace vf {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// nanoGPT's MLP up-projection as Thunder traces it in bf16: linear(x, w, b) named h, then the gelu
+// region of the nanoGPT step (model_regions/nanogpt_004.py: every op rounds to bf16), whose result
+// t2641 is returned, with `extra` returned after it. x is [rows, 64], w [cols, 64].
+std::string thunder_mlp(int64_t rows, int64_t cols, const std::string& extra = "") {
+  std::ifstream file(std::string(VF_SOURCE_DIR) + "/tests/segment/model_regions/nanogpt_004.py");
+  std::stringstream region;
+  region << file.rdbuf();
+  std::string body = region.str();
+  const std::string marker = "\"cpu bf16[8, 1024, 3072]\"\n";
+  const size_t start = body.find(marker), end = body.find("  return");
+  EXPECT_NE(start, std::string::npos) << "not the gelu region:\n" << body;
+  body = body.substr(start + marker.size(), end - start - marker.size());
+  const std::string c = std::to_string(cols);
+  return "def f(x, w, b):\n  # x: \"cpu bf16[" + std::to_string(rows) + ", 64]\"\n  # w: \"cpu bf16[" + c +
+         ", 64]\"\n  # b: \"cpu bf16[" + c + "]\"\n  t7894 = ltorch.linear(x, w, b)\n" + body +
+         "  return (t2641" + extra + ")\n";
+}
+
+std::shared_ptr<Fusion> elided(const std::string& text) {
+  auto f = std::make_shared<Fusion>(read_trace(text));
+  RewrittenFusion r = elide_round_trip_casts(*f, true);
+  return r.fusion ? std::const_pointer_cast<Fusion>(r.fusion) : f;
+}
+
+int count_op(const Fusion& f, OpKind op) {
+  int n = 0;
+  for (const auto& node : f.nodes()) n += node->op == op;
+  return n;
+}
+
+const Segment& library(const Plan& plan) {
+  for (const Segment& s : plan.segments)
+    if (s.kind == SegmentKind::Library) return s;
+  ADD_FAILURE() << "no library segment";
+  return plan.segments.at(0);
+}
+
+// Thunder's bf16 gelu after a linear: one call whose epilogue adds the bias and computes the gelu;
+// no kernel, no buffer for the linear's result.
+TEST(FuseMatmulEpilogues, ThunderBf16Gelu_FoldsIntoTheCall) {
+  const RewrittenFusion r = fuse_matmul_epilogues(*elided(thunder_mlp(24, 32)));
+  ASSERT_NE(r.fusion, nullptr);
+  EXPECT_EQ(count_op(*r.fusion, OpKind::MatmulGelu), 1);
+  EXPECT_EQ(count_op(*r.fusion, OpKind::Tanh), 0);
+  EXPECT_EQ(r.fusion->nodes().size(), 2u);  // the weight's transpose and the call
+  EXPECT_THAT(r.notes.at(0), HasSubstr("(t2641, t7894) = matmul_gelu: the tanh gelu t2641 of matmul t7894"));
+  EXPECT_THAT(r.notes.at(0), Not(HasSubstr("aux")));
+
+  const test::PlanRun run = test::run_plan_against_reference(thunder_mlp(24, 32));
+  EXPECT_EQ(run.plan.kernel_count(), 0);
+  EXPECT_THAT(library(run.plan).note, HasSubstr("epilogue: bias, tanh gelu"));
+  EXPECT_EQ(run.plan.allocated_bytes, 24 * 32 * 2);  // the gelu alone
+}
+
+// The linear's result returned too (as Thunder's forward saves it for the backward): the call
+// writes it as the epilogue's aux output.
+TEST(FuseMatmulEpilogues, MatmulResultAlsoReturned_AuxOutput) {
+  const std::string text = thunder_mlp(24, 32, ", t7894");
+  const RewrittenFusion r = fuse_matmul_epilogues(*elided(text));
+  ASSERT_NE(r.fusion, nullptr);
+  EXPECT_THAT(r.notes.at(0), HasSubstr("t7894 is written too (the epilogue's aux output)"));
+  const test::PlanRun run = test::run_plan_against_reference(text);
+  EXPECT_EQ(run.plan.kernel_count(), 0);
+  EXPECT_THAT(library(run.plan).note, HasSubstr("epilogue: bias, tanh gelu; aux output t7894 (before the gelu)"));
+  EXPECT_EQ(run.plan.allocated_bytes, 2 * 24 * 32 * 2);
+}
+
+// An aux output needs a row of a multiple of 8 elements (cuBLASLt's leading dimension): 12
+// columns fold only where the linear's result is not read elsewhere.
+TEST(FuseMatmulEpilogues, AuxOfTwelveColumns_NotFolded) {
+  EXPECT_EQ(fuse_matmul_epilogues(*elided(thunder_mlp(24, 12, ", t7894"))).fusion, nullptr);
+  EXPECT_NE(fuse_matmul_epilogues(*elided(thunder_mlp(24, 12))).fusion, nullptr);
+  const test::PlanRun run = test::run_plan_against_reference(thunder_mlp(24, 12, ", t7894"));
+  EXPECT_EQ(run.plan.kernel_count(), 1);
+}
+
+// float32 spellings: pow(x, 3), products and sums the other way round, no casts.
+TEST(FuseMatmulEpilogues, Float32PowForm_Folds) {
+  const std::string text = R"(
+def f(a, b):
+  # a: "cpu f32[2, 16, 24]"
+  # b: "cpu f32[24, 40]"
+  x = prims.matmul(a, b)
+  c = prims.pow(x, 3.0)
+  s = prims.mul(c, 0.044715)
+  i = prims.add(s, x)
+  u = prims.mul(i, 0.7978845608028654)
+  t = prims.tanh(u)
+  o = prims.add(t, 1.0)
+  h = prims.mul(x, 0.5)
+  g = prims.mul(o, h)
+  return (g,)
+)";
+  const RewrittenFusion r = fuse_matmul_epilogues(*std::make_shared<Fusion>(read_trace(text)));
+  ASSERT_NE(r.fusion, nullptr);
+  EXPECT_EQ(r.fusion->nodes().size(), 1u);
+  const test::PlanRun run = test::run_plan_against_reference(text);
+  EXPECT_EQ(run.plan.kernel_count(), 0);
+}
+
+// An op between the matmul and the gelu's end read elsewhere (the tanh returned), an erf gelu, or
+// the option off: the gelu is a kernel after the call, and the note names what reads the result.
+TEST(FuseMatmulEpilogues, OtherReaderErfOrOptionOff_KernelAfterTheCall) {
+  const std::string tanh_read = R"(
+def f(a, b):
+  # a: "cpu f32[16, 24]"
+  # b: "cpu f32[24, 40]"
+  x = prims.matmul(a, b)
+  x2 = prims.mul(x, x)
+  c = prims.mul(x2, x)
+  s = prims.mul(0.044715, c)
+  i = prims.add(x, s)
+  u = prims.mul(0.7978845608028654, i)
+  t = prims.tanh(u)
+  o = prims.add(1.0, t)
+  h = prims.mul(0.5, x)
+  g = prims.mul(h, o)
+  return (g, t)
+)";
+  EXPECT_EQ(fuse_matmul_epilogues(*std::make_shared<Fusion>(read_trace(tanh_read))).fusion, nullptr);
+  const test::PlanRun run = test::run_plan_against_reference(tanh_read);
+  EXPECT_EQ(run.plan.kernel_count(), 1);
+  EXPECT_THAT(library(run.plan).note, HasSubstr("read by elementwise ops in kernels after it: x2 (mul)"));
+
+  const std::string erf = R"(
+def f(a, b):
+  # a: "cpu f32[16, 24]"
+  # b: "cpu f32[24, 40]"
+  x = prims.matmul(a, b)
+  s = prims.mul(x, 0.7071067811865476)
+  e = prims.erf(s)
+  o = prims.add(1.0, e)
+  h = prims.mul(0.5, x)
+  g = prims.mul(h, o)
+  return (g,)
+)";
+  EXPECT_EQ(fuse_matmul_epilogues(*std::make_shared<Fusion>(read_trace(erf))).fusion, nullptr);
+
+  auto f = std::make_shared<Fusion>(read_trace(thunder_mlp(24, 32)));
+  const Plan off = plan_fusion(*f, contiguous_input_layouts(*f), PlanOptions{.matmul_epilogues = false});
+  EXPECT_EQ(off.kernel_count(), 1);
+  EXPECT_THAT(library(off).note, Not(HasSubstr("gelu")));
+}
+
+// The folded bf16 gelu is the float32 gelu of the float32 sum, rounded once: within half a bf16 ulp
+// of float64's, beyond the float32 sum's own error (the gelu's slope, at most 1.13, times 64 terms'
+// rounding). The program's own order rounds the linear's result first, a bf16 ulp of the sum.
+TEST(FuseMatmulEpilogues, Bf16Gelu_WithinHalfAnUlpOfFloat64) {
+  auto f = std::make_shared<Fusion>(read_trace(thunder_mlp(64, 128)));
+  const std::vector<HostArg> args = random_inputs(*f, 5);
+  const HostTensor& x = std::get<HostTensor>(args[0]);
+  const HostTensor& w = std::get<HostTensor>(args[1]);
+  const HostTensor& b = std::get<HostTensor>(args[2]);
+  // The worst error in bf16 ulps of the rewritten fusion's result.
+  auto worst_of = [&](const PlanOptions& options) {
+    const Plan plan = plan_fusion(*f, contiguous_input_layouts(*f), options);
+    const HostTensor g = run_reference(*plan.rewritten, args).at(0);
+    double worst = 0;
+    for (int64_t i = 0; i < 64; ++i) {
+      for (int64_t j = 0; j < 128; ++j) {
+        double s = 0, magnitude = 0;  // the terms are exact in float64, their sum nearly so
+        for (int64_t k = 0; k < 64; ++k) {
+          const int64_t xi[] = {i, k}, wi[] = {j, k};
+          s += x.get_double(xi) * w.get_double(wi);
+          magnitude += std::fabs(x.get_double(xi) * w.get_double(wi));
+        }
+        const int64_t bj[] = {j}, gi[] = {i, j};
+        s += b.get_double(bj);
+        const double sum_error = 1.13 * 65 * std::ldexp(magnitude + std::fabs(b.get_double(bj)), -24);
+        const double exact = 0.5 * s * (1 + std::tanh(0.7978845608028654 * (s + 0.044715 * s * s * s)));
+        const double ulp = std::ldexp(1.0, std::ilogb(std::max(std::fabs(exact), 1e-30)) - 7);
+        worst = std::max(worst, (std::fabs(g.get_double(gi) - exact) - sum_error) / ulp);
+      }
+    }
+    return worst;
+  };
+  EXPECT_LE(worst_of(PlanOptions{}), 0.6);
+  EXPECT_GT(worst_of(PlanOptions{.matmul_epilogues = false}), 1.0);
+}
+
+}  // namespace
+}  // namespace vf
