@@ -405,6 +405,19 @@ def test_matmul_and_linear_match_torch(dtype, device):
         check(run1("matmul", [a, b, c]), torch.addmm(c, a, b), dtype)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_matmul_gelu_matches_torch(dtype, device):
+    """prims.matmul_gelu (one call, cuBLASLt's gelu epilogue on CUDA; a linear followed by a tanh gelu
+    folds into it): the tanh gelu of the float32 sum plus the bias, rounded once, and the sum itself,
+    rounded; operands of every layout."""
+    for layout in LAYOUTS:
+        a, b, c = make((6, 8), dtype, device, layout), make((8, 16), dtype, device, layout), make((16,), dtype, device)
+        y, r = run1("matmul_gelu", [a, b, c])
+        s = torch.addmm(c.float(), a.float(), b.float())
+        check(r, s.to(dtype), dtype)
+        check(y, torch.nn.functional.gelu(s, approximate="tanh").to(dtype), dtype)
+
+
 def test_index_out_of_range_is_an_error_on_cpu():
     x = torch.randn(4, 3)
     with pytest.raises(vf.UserError, match=r"prims.take .* index 4 is out of range"):
@@ -430,7 +443,7 @@ def test_every_prim_is_covered():
                | {"where", "lerp", "convert_element_type", "prod", "var", "var_mean", "transpose", "reshape",
                   "slice_prim", "broadcast_in_dim", "squeeze", "flip", "cat", "pad", "full", "iota", "take",
                   "take_along_axis", "gather", "bitwise_left_shift", "bitwise_right_shift", "nextafter", "zeta",
-                  "uniform_philox", "scatter_add", "cumsum", "frexp_mantissa", "frexp_exponent", "matmul"} | set(REDUCTIONS))
+                  "uniform_philox", "scatter_add", "cumsum", "frexp_mantissa", "frexp_exponent", "matmul", "matmul_gelu"} | set(REDUCTIONS))
     prims = {name for name, _, _ in vf._viewfuse.op_table()}
     assert prims - covered == set()
 

@@ -253,7 +253,7 @@ const CompiledFusion::Prepared& CompiledFusion::prepare(const std::vector<Arg>& 
   if (const Prepared* p = find_prepared(args)) return *p;
   std::lock_guard<std::mutex> one_at_a_time(prepare_mutex_);
   if (const Prepared* p = find_prepared(args)) return *p;
-  std::unique_ptr<Prepared> p = build_prepared(args);
+  std::unique_ptr<Prepared> p = build_prepared(args, options_.plan);
   std::unique_lock<std::shared_mutex> lock(plans_mutex_);
   plans_.push_back(std::move(p));
   return *plans_.back();
@@ -266,12 +266,13 @@ const CompiledFusion::Prepared* CompiledFusion::find_prepared(const std::vector<
   return nullptr;
 }
 
-std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const std::vector<Arg>& args) {
+std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const std::vector<Arg>& args,
+                                                                         const PlanOptions& plan_options) {
   auto p = std::make_unique<Prepared>();
   p->signature = layout_signature(args);
   std::vector<Layout> layouts;
   for (const Arg& a : args) layouts.push_back(std::holds_alternative<Tensor>(a) ? std::get<Tensor>(a).layout : Layout{});
-  p->plan = plan_fusion(*fusion_, layouts, options_.plan);
+  p->plan = plan_fusion(*fusion_, layouts, plan_options);
   const Plan& plan = p->plan;
   const Fusion& planned = plan.planned(*fusion_);  // (the rewritten one, when reductions were split)
   const auto& inputs = planned.inputs();
@@ -283,8 +284,19 @@ std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const s
       auto it = std::find(inputs.begin(), inputs.end(), v);
       step.arg_of_input.push_back(v->is_tensor || it == inputs.end() ? -1 : static_cast<int>(it - inputs.begin()));
     }
-    if (seg.kind == SegmentKind::Library && options_.device == Device::Cuda && cublaslt_available())
-      step.gemm = prepare_gemm(seg);
+    if (seg.kind == SegmentKind::Library && options_.device == Device::Cuda && cublaslt_available()) {
+      try {
+        step.gemm = prepare_gemm(seg);
+      } catch (const DeviceError& e) {
+        if (seg.nodes.at(0)->op != OpKind::MatmulGelu) throw;
+        // No algorithm for the gelu epilogue here: the gelu goes back to a kernel after the call.
+        PlanOptions without = plan_options;
+        without.matmul_epilogues = false;
+        std::unique_ptr<Prepared> again = build_prepared(args, without);
+        again->plan.rewrites.push_back(std::string("planned again without matmul epilogues: ") + e.what());
+        return again;
+      }
+    }
     for (const BufferPlan& b : plan.buffers) {
       if (b.last_use != static_cast<int>(s)) continue;
       step.dead_bytes += b.bytes;

@@ -60,8 +60,10 @@ class CompiledFusion {
   struct Prepared;
   const Prepared& prepare(const std::vector<Arg>& args);
   const Prepared* find_prepared(const std::vector<Arg>& args) const;
-  // Plans for these arguments and compiles the plan's kernels, independent segments in parallel.
-  std::unique_ptr<Prepared> build_prepared(const std::vector<Arg>& args);
+  // Plans for these arguments with `plan_options` and compiles the plan's kernels, independent
+  // segments in parallel; plans again without matmul epilogues where cuBLASLt has no algorithm
+  // for one (the plan's rewrites say so).
+  std::unique_ptr<Prepared> build_prepared(const std::vector<Arg>& args, const PlanOptions& plan_options);
 
   std::shared_ptr<const Fusion> fusion_;
   ExecutorOptions options_;

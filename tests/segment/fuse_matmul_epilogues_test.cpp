@@ -19,6 +19,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using test::library;
 
 // nanoGPT's MLP up-projection as Thunder traces it in bf16: linear(x, w, b) named h, then the gelu
 // region of the nanoGPT step (model_regions/nanogpt_004.py: every op rounds to bf16), whose result
@@ -48,13 +49,6 @@ int count_op(const Fusion& f, OpKind op) {
   int n = 0;
   for (const auto& node : f.nodes()) n += node->op == op;
   return n;
-}
-
-const Segment& library(const Plan& plan) {
-  for (const Segment& s : plan.segments)
-    if (s.kind == SegmentKind::Library) return s;
-  ADD_FAILURE() << "no library segment";
-  return plan.segments.at(0);
 }
 
 // Thunder's bf16 gelu after a linear: one call whose epilogue adds the bias and computes the gelu;

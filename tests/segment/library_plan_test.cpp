@@ -10,18 +10,12 @@ namespace vf {
 namespace {
 
 using ::testing::HasSubstr;
+using test::library;
 
 int count(const Plan& plan, SegmentKind kind) {
   int n = 0;
   for (const Segment& s : plan.segments) n += s.kind == kind;
   return n;
-}
-
-const Segment& library(const Plan& plan) {
-  for (const Segment& s : plan.segments)
-    if (s.kind == SegmentKind::Library) return s;
-  ADD_FAILURE() << "no library segment";
-  return plan.segments.at(0);
 }
 
 // Attention scores q @ k^T: the transpose is a layout, not a copy; no kernel at all.

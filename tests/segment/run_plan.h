@@ -1,5 +1,5 @@
 // For the segment tests: a trace run through the executor on the CPU backend against the reference
-// executor, and the ops of a (rewritten) fusion as text.
+// executor, a plan's library segment, and the ops of a (rewritten) fusion as text.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -52,6 +52,14 @@ inline PlanRun run_plan_against_reference(const std::string& text, uint64_t seed
 }
 
 // The ops of a fusion, in order, as "op:input shape->output shape dtype" (the first input's shape).
+// The plan's first library segment (a test failure, and the first segment, when there is none).
+inline const Segment& library(const Plan& plan) {
+  for (const Segment& s : plan.segments)
+    if (s.kind == SegmentKind::Library) return s;
+  ADD_FAILURE() << "no library segment";
+  return plan.segments.at(0);
+}
+
 inline std::vector<std::string> ops_of(const Fusion& f) {
   std::vector<std::string> ops;
   for (const auto& n : f.nodes())
