@@ -418,6 +418,19 @@ def test_matmul_gelu_matches_torch(dtype, device):
         check(y, torch.nn.functional.gelu(s, approximate="tanh").to(dtype), dtype)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_matmul_add_matches_torch(dtype, device):
+    """prims.matmul_add (one call, cuBLASLt's C with beta = 1 on CUDA; a residual add after a linear
+    folds into it): the float32 sum plus c plus the bias, rounded once; operands of every layout."""
+    for layout in LAYOUTS:
+        a, b = make((6, 8), dtype, device, layout), make((8, 16), dtype, device, layout)
+        c, bias = make((6, 16), dtype, device, layout), make((16,), dtype, device)
+        wide = torch.float64 if dtype == torch.float64 else torch.float32
+        s = torch.addmm(c.to(wide), a.to(wide), b.to(wide))
+        check(run1("matmul_add", [a, b, c]), s.to(dtype), dtype)
+        check(run1("matmul_add", [a, b, c, bias]), (s + bias.to(wide)).to(dtype), dtype)
+
+
 def test_index_out_of_range_is_an_error_on_cpu():
     x = torch.randn(4, 3)
     with pytest.raises(vf.UserError, match=r"prims.take .* index 4 is out of range"):
@@ -443,7 +456,7 @@ def test_every_prim_is_covered():
                | {"where", "lerp", "convert_element_type", "prod", "var", "var_mean", "transpose", "reshape",
                   "slice_prim", "broadcast_in_dim", "squeeze", "flip", "cat", "pad", "full", "iota", "take",
                   "take_along_axis", "gather", "bitwise_left_shift", "bitwise_right_shift", "nextafter", "zeta",
-                  "uniform_philox", "scatter_add", "cumsum", "frexp_mantissa", "frexp_exponent", "matmul", "matmul_gelu"} | set(REDUCTIONS))
+                  "uniform_philox", "scatter_add", "cumsum", "frexp_mantissa", "frexp_exponent", "matmul", "matmul_gelu", "matmul_add"} | set(REDUCTIONS))
     prims = {name for name, _, _ in vf._viewfuse.op_table()}
     assert prims - covered == set()
 

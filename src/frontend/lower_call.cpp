@@ -85,9 +85,12 @@ std::vector<Value*> CallLowering::prim(OpKind op) {
       return emit(op, {tensor(*a[0])}, AxisAttrs{integer(*a[1], "dim")});
     }
     case OpCategory::Contraction: {
-      auto a = bind({"a", "b", "bias"}, 2);
-      if (!a[2] || a[2]->kind == Expr::Kind::None) return emit(op, {tensor(*a[0]), tensor(*a[1])}, NoAttrs{});
-      return emit(op, {tensor(*a[0]), tensor(*a[1]), tensor(*a[2])}, NoAttrs{});
+      const bool add = op == OpKind::MatmulAdd;
+      auto a = add ? bind({"a", "b", "c", "bias"}, 3) : bind({"a", "b", "bias"}, 2);
+      std::vector<Value*> operands;
+      for (const Expr* e : a)
+        if (e && e->kind != Expr::Kind::None) operands.push_back(tensor(*e));
+      return emit(op, std::move(operands), NoAttrs{});
     }
     case OpCategory::Reduction: {
       if (op == OpKind::Var || op == OpKind::VarMean) {

@@ -377,8 +377,11 @@ std::vector<ValueType> infer_scatter(const Checker& c, OpAttrs& attrs) {
 
 // torch.matmul's shapes (ir.h).
 std::vector<ValueType> infer_matmul(const Checker& c, OpKind op) {
-  c.check(c.count() == 2 || c.count() == 3, "expected 2 arguments (a, b) or 3 (a, b, bias), got ",
-          c.count());
+  const bool add = op == OpKind::MatmulAdd;
+  if (add)
+    c.check(c.count() == 3 || c.count() == 4, "expected 3 arguments (a, b, c) or 4 (a, b, c, bias), got ", c.count());
+  else
+    c.check(c.count() == 2 || c.count() == 3, "expected 2 arguments (a, b) or 3 (a, b, bias), got ", c.count());
   const Value& a = c.tensor(0);
   const Value& b = c.tensor(1);
   c.check(a.dtype == b.dtype, "operands must have one dtype, got ", dtype_short_name(a.dtype), " and ",
@@ -403,8 +406,13 @@ std::vector<ValueType> infer_matmul(const Checker& c, OpKind op) {
   }
   if (a.rank() > 1) out.push_back(m);
   if (b.rank() > 1) out.push_back(n);
-  if (c.count() == 3) {
-    const Value& bias = c.tensor(2);
+  if (add) {
+    const Value& addend = c.tensor(2);
+    c.check(addend.dtype == a.dtype && addend.shape == out, "expected c of ", dtype_short_name(a.dtype),
+            shape_to_string(out), " (the result's type), got ", addend.type_string());
+  }
+  if (c.count() == (add ? 4u : 3u)) {
+    const Value& bias = c.tensor(add ? 3 : 2);
     c.check(b.rank() >= 2, "a bias needs b of rank 2 or more (the result's last dim), got ", b.type_string());
     c.check(bias.dtype == a.dtype && bias.rank() == 1 && bias.shape[0] == n, "expected a bias of ",
             dtype_short_name(a.dtype), "[", n, "], got ", bias.type_string());

@@ -63,6 +63,9 @@
 //   same unrounded sum s, 0.5 * s * (1 + tanh(sqrt(2 / pi) * (s + 0.044715 * s^3))) computed in
 //   float32 and rounded to the dtype once (f16, bf16 and f32 only). A rewrite makes it
 //   (passes/fuse_matmul_epilogues.h); it is what a cuBLASLt GELU epilogue computes.
+// - matmul_add(a, b, c[, bias]) is matmul(a, b[, bias]) with c (the result's shape and dtype)
+//   added: each element's float32 sum (float64 for f64) plus c's element, then plus the bias, rounded
+//   once (cuBLASLt's D = A B + C, then its bias epilogue). Made by the same pass from a residual add.
 // - uniform_philox(shape, minval, maxval, dtype, seed, offset) is counter-based: the element at
 //   row-major position i is minval + (maxval - minval) * u, computed in float32 (float64 for a
 //   float64 result) and rounded to dtype, where u in [0, 1) comes from Philox4x32-10 with key

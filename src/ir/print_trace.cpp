@@ -119,7 +119,7 @@ std::string call_args(const Node& node) {
     case OpKind::Le: case OpKind::Gt: case OpKind::Ge: case OpKind::BitwiseAnd: case OpKind::BitwiseOr:
     case OpKind::BitwiseXor: case OpKind::Where: case OpKind::Lerp: case OpKind::Nextafter: case OpKind::Zeta:
     case OpKind::BitwiseLeftShift: case OpKind::BitwiseRightShift: case OpKind::Matmul:
-    case OpKind::MatmulGelu:
+    case OpKind::MatmulGelu: case OpKind::MatmulAdd:
       for (size_t i = 0; i < node.inputs.size(); ++i) out << (i ? ", " : "") << operand(node.inputs[i]);
       break;
   }

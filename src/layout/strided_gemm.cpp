@@ -59,6 +59,12 @@ std::string gemm_bias_problem(const Layout& l) {
   return detail::concat("its elements are ", l.strides.back(), " apart, not adjacent");
 }
 
+std::string gemm_addend_problem(const Layout& l) {
+  if (l.is_contiguous()) return "";
+  return detail::concat("its strides ", shape_to_string(l.strides), " are not the result's ",
+                        shape_to_string(Layout::contiguous(l.sizes).strides), " (dense, row-major)");
+}
+
 std::optional<StridedGemm> strided_gemm(const Layout& a, const Layout& b, const Layout& d, std::string* why) {
   Matrix ma = matrix_of(a, false), mb = matrix_of(b, true);
   for (auto [name, m] : {std::pair<const char*, Matrix*>{"a", &ma}, {"b", &mb}}) {

@@ -40,5 +40,8 @@ std::optional<StridedGemm> strided_gemm(const Layout& a, const Layout& b, const 
 std::string gemm_operand_problem(const Layout& l);
 // The same for a matmul's bias (1-D): a library reads it in place when its elements are adjacent.
 std::string gemm_bias_problem(const Layout& l);
+// The same for matmul_add's c, which the call reads laid out as it writes the result: row-major
+// and dense (any offset).
+std::string gemm_addend_problem(const Layout& l);
 
 }  // namespace vf

@@ -65,9 +65,11 @@ class GeluMatcher {
   const Value* r_;
 };
 
-// One matmul whose gelu folds into it.
+// One matmul whose gelu or residual add folds into it.
 struct Fold {
-  const Value* y = nullptr;                  // the gelu, as the program returns or reads it
+  const Node* mm = nullptr;
+  const Value* c = nullptr;                  // a residual add's other operand; null for a gelu
+  const Value* y = nullptr;                  // the gelu or sum, as the program returns or reads it
   std::unordered_set<const Node*> removed;   // the nodes from r to y (r's casts only if nothing else reads them)
   bool r_read = false;                       // r is read by something else, or returned
 };
@@ -92,6 +94,8 @@ std::optional<Fold> find_gelu(const Fusion& fusion, const std::unordered_set<con
   if (r->dtype != DType::Float16 && r->dtype != DType::BFloat16 && r->dtype != DType::Float32) return {};
   if (r->numel() == 0) return {};
   const GeluMatcher match(r);
+  Fold fold;
+  fold.mm = &mm;
   // Candidates: the products of a (0.5 * x), for each x of r.
   std::vector<const Value*> xs;
   if (match.x(r)) xs.push_back(r);
@@ -102,7 +106,7 @@ std::optional<Fold> find_gelu(const Fusion& fusion, const std::unordered_set<con
       for (const Node* product : half->output()->uses) {
         const Value* g = product->output();
         if (!match.gelu(g)) continue;
-        Fold fold;
+        fold.removed.clear();
         // The nodes between r and g.
         std::vector<const Value*> stack = {g};
         while (!stack.empty()) {
@@ -148,39 +152,109 @@ std::optional<Fold> find_gelu(const Fusion& fusion, const std::unordered_set<con
   return {};
 }
 
+// The fold of a residual add of matmul `mm`'s result r, its one reader: y = convert(float32(r) +
+// float32(c), r's dtype), or y = r + c for a float32 or float64 r, c of r's shape and dtype (not a
+// broadcast: is_broadcast, checked by the caller).
+std::optional<Fold> find_residual(const Fusion& fusion, const std::unordered_set<const Node*>& live, const Node& mm) {
+  const Value* r = mm.output();
+  if (!is_floating(r->dtype) || r->numel() == 0) return {};
+  // The one live reader of v, unless v is returned.
+  auto only_reader = [&](const Value* v) -> const Node* {
+    if (fusion.is_output(v)) return nullptr;
+    const Node* reader = nullptr;
+    for (const Node* u : v->uses) {
+      if (!live.count(u)) continue;
+      if (reader) return nullptr;
+      reader = u;
+    }
+    return reader;
+  };
+  auto cast_to = [](const Node* n, DType d) { return n && n->op == OpKind::ConvertElementType && n->output()->dtype == d; };
+  const bool wide = r->dtype == DType::Float32 || r->dtype == DType::Float64;
+  Fold fold;
+  fold.mm = &mm;
+  fold.removed.insert(&mm);
+  const Value* x = r;  // r as the add reads it
+  if (!wide) {
+    const Node* widen = only_reader(r);
+    if (!cast_to(widen, DType::Float32)) return {};
+    fold.removed.insert(widen);
+    x = widen->output();
+  }
+  const Node* add = only_reader(x);
+  if (!add || add->op != OpKind::Add || add->inputs.size() != 2 || add->inputs[0] == add->inputs[1]) return {};
+  fold.removed.insert(add);
+  const Value* other = add->inputs[add->inputs[0] == x ? 1 : 0];
+  if (!other->is_tensor || other->shape != r->shape) return {};
+  fold.c = other;
+  fold.y = add->output();
+  if (wide) {
+    if (other->dtype != r->dtype) return {};
+    return fold;
+  }
+  const Node* narrow = only_reader(add->output());
+  if (!cast_to(other->producer, DType::Float32) || other->producer->inputs[0]->dtype != r->dtype ||
+      !cast_to(narrow, r->dtype))
+    return {};
+  fold.c = other->producer->inputs[0];
+  if (only_reader(other)) fold.removed.insert(other->producer);
+  fold.removed.insert(narrow);
+  fold.y = narrow->output();
+  return fold;
+}
+
+// Whether v is, through view ops, a broadcast of fewer elements (C would be a copy of it in full,
+// where a kernel adding it reads each element once).
+bool is_broadcast(const Value* v) {
+  for (const Value* w = v; w->producer && is_view_op(w->producer->op); w = w->producer->inputs[0])
+    if (w->producer->inputs[0]->numel() < v->numel()) return true;
+  return false;
+}
+
 }  // namespace
 
 RewrittenFusion fuse_matmul_epilogues(const Fusion& fusion) {
   const std::unordered_set<const Node*> live = live_nodes(fusion);
+  // Each fold by the node where its call goes: a gelu's at the matmul, a residual add's at the add
+  // (its addend may be computed after the matmul).
   std::unordered_map<const Node*, Fold> folds;
   std::unordered_set<const Node*> removed;
   for (const auto& n : fusion.nodes()) {
     if (n->op != OpKind::Matmul || !live.count(n.get())) continue;
     std::optional<Fold> fold = find_gelu(fusion, live, *n);
-    if (!fold) continue;
+    if (!fold) fold = find_residual(fusion, live, *n);
+    if (!fold || (fold->c && is_broadcast(fold->c))) continue;
     removed.insert(fold->removed.begin(), fold->removed.end());
-    folds.emplace(n.get(), std::move(*fold));
+    folds.emplace(fold->c ? fold->y->producer : n.get(), std::move(*fold));
   }
   if (folds.empty()) return {};
   FusionRewriter rw(fusion);
   std::vector<std::string> notes;
   for (const auto& n : fusion.nodes()) {
-    if (removed.count(n.get()) || !live.count(n.get())) continue;  // dead nodes go too
-    const auto fold = folds.find(n.get());
-    if (fold == folds.end()) {
-      rw.copy(*n);
+    const auto at = folds.find(n.get());
+    if (at == folds.end()) {
+      if (!removed.count(n.get()) && live.count(n.get())) rw.copy(*n);  // dead nodes go too
       continue;
     }
-    const Value* r = n->output();
-    const Value* y = fold->second.y;
-    std::vector<Value*> inputs;
-    for (const Value* in : n->inputs) inputs.push_back(rw.map(in));
-    const auto& outs = rw.add_node(OpKind::MatmulGelu, std::move(inputs), NoAttrs{}, {y->name, r->name}, n->line);
+    const Fold& fold = at->second;
+    const Node& mm = *fold.mm;
+    const Value* r = mm.output();
+    const Value* y = fold.y;
+    std::vector<Value*> inputs = {rw.map(mm.inputs[0]), rw.map(mm.inputs[1])};
+    if (fold.c) inputs.push_back(rw.map(fold.c));
+    if (mm.inputs.size() > 2) inputs.push_back(rw.map(mm.inputs[2]));
+    if (fold.c) {
+      rw.replace(y, rw.add(OpKind::MatmulAdd, std::move(inputs), NoAttrs{}, y->name, mm.line));
+      notes.push_back(y->name + " = matmul_add: matmul " + r->name + " plus " + fold.c->name + " (" +
+                      std::to_string(fold.removed.size() - 1) + " ops) in the call (C, beta = 1)");
+      continue;
+    }
+    const auto& outs = rw.add_node(OpKind::MatmulGelu, std::move(inputs), NoAttrs{}, {y->name, r->name}, mm.line);
     rw.replace(y, outs[0]);
     rw.replace(r, outs[1]);
     notes.push_back("(" + y->name + ", " + r->name + ") = matmul_gelu: the tanh gelu " + y->name + " of matmul " +
-                    r->name + " (" + std::to_string(fold->second.removed.size()) + " ops) in the call's epilogue" +
-                    (fold->second.r_read ? "; " + r->name + " is written too (the epilogue's aux output)" : ""));
+                    r->name + " (" + std::to_string(fold.removed.size()) + " ops) in the call's epilogue" +
+                    (fold.r_read ? "; " + r->name + " is written too (the epilogue's aux output)" : ""));
   }
   return rw.finish(std::move(notes));
 }

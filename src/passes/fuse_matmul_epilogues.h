@@ -1,4 +1,4 @@
-// Folds the elementwise ops after a matmul that cuBLASLt can compute in the call's epilogue.
+// Folds the elementwise ops after a matmul that cuBLASLt can compute in the call: a gelu, an add.
 //
 // The tanh gelu of a matmul's result, as Thunder decomposes it once its round trips through bf16
 // are gone (passes/elide_round_trip_casts.h):
@@ -13,9 +13,15 @@
 // removed); r of f16, bf16 or f32 only; where r is also read, its last dim is a multiple of 8 (the
 // aux output's leading dimension, cuBLASLt's rule).
 //
-// y is then the gelu of the float32 sum, rounded once, where the program rounds r first and
-// computes the gelu of the rounded value: the difference is that rounding, as for the round trips
-// the pass before this one drops. PlanOptions::matmul_epilogues turns it off.
+// A residual add, where it is r's one reader:
+//
+//   y = convert(convert(r, float32) + convert(c, float32), dtype of r)     (r + c for f32 and f64)
+//
+// with c of r's shape and dtype, becomes y = matmul_add(a, b, c[, bias]): cuBLASLt's D = A B + C.
+//
+// y is then the gelu (or the sum) of the float32 sum, rounded once, where the program rounds r
+// first: the difference is that rounding, as for the round trips the pass before this one drops.
+// PlanOptions::matmul_epilogues turns it off.
 #pragma once
 
 #include "ir/ir.h"

@@ -1,6 +1,7 @@
 // Reference matmul: torch.matmul's shapes, each element's K products summed in order from 0 in
 // float32 (float64 for f64), plus the bias when there is one, and rounded to the dtype once (ir/ir.h).
-// matmul_gelu also rounds the tanh gelu of that sum.
+// matmul_gelu also rounds the tanh gelu of that sum; matmul_add adds c's element before the bias.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -22,10 +23,15 @@ C gelu_tanh(C x) {
 
 }  // namespace
 
-std::vector<HostTensor> run_matmul(const Node& node, const HostTensor& a, const HostTensor& b, const HostTensor* bias) {
-  VF_INTERNAL_CHECK(node.op == OpKind::Matmul || node.op == OpKind::MatmulGelu, "reference: prims.", op_name(node.op),
+std::vector<HostTensor> run_matmul(const Node& node, const std::vector<HostArg>& inputs) {
+  VF_INTERNAL_CHECK(op_category(node.op) == OpCategory::Contraction, "reference: prims.", op_name(node.op),
                     " is not a matmul");
-  const bool gelu = node.op == OpKind::MatmulGelu;
+  const bool gelu = node.op == OpKind::MatmulGelu, add = node.op == OpKind::MatmulAdd;
+  auto operand = [&](size_t i) { return i < inputs.size() ? &std::get<HostTensor>(inputs[i]) : nullptr; };
+  const HostTensor& a = *operand(0);
+  const HostTensor& b = *operand(1);
+  const HostTensor* addend = add ? operand(2) : nullptr;
+  const HostTensor* bias = operand(add ? 3 : 2);
   const Value& result = *node.output();
   HostTensor out = HostTensor::empty(result.dtype, result.shape);
   HostTensor sum = gelu ? HostTensor::empty(result.dtype, result.shape) : HostTensor{};
@@ -36,7 +42,7 @@ std::vector<HostTensor> run_matmul(const Node& node, const HostTensor& a, const 
   const int64_t matrix_dims = (ra > 1 ? 1 : 0) + (rb > 1 ? 1 : 0);
   const Shape batch(result.shape.begin(), result.shape.end() - matrix_dims);
   const int64_t nb = static_cast<int64_t>(batch.size());
-  std::vector<int64_t> ia(static_cast<size_t>(ra)), ib(static_cast<size_t>(rb));
+  std::vector<int64_t> ia(static_cast<size_t>(ra)), ib(static_cast<size_t>(rb)), ic(result.shape.size());
   // An operand's batch index from the result's (its dims aligned from the right, size 1 broadcast).
   auto set_batch = [&](const HostTensor& t, int64_t matrix, const int64_t* p, std::vector<int64_t>& idx) {
     const int64_t own = t.rank() - matrix;
@@ -51,16 +57,18 @@ std::vector<HostTensor> run_matmul(const Node& node, const HostTensor& a, const 
       for_each_index(batch, [&](const int64_t* p) {
         set_batch(a, ra == 1 ? 1 : 2, p, ia);
         set_batch(b, rb == 1 ? 1 : 2, p, ib);
+        std::copy(p, p + nb, ic.begin());
         for (int64_t m = 0; m < m_size; ++m) {
-          if (ra > 1) ia[ra - 2] = m;
+          if (ra > 1) ia[ra - 2] = ic[nb] = m;
           for (int64_t n = 0; n < n_size; ++n) {
-            if (rb > 1) ib[rb - 1] = n;
+            if (rb > 1) ib[rb - 1] = ic[ic.size() - 1] = n;
             C acc = 0;
             for (int64_t k = 0; k < k_size; ++k) {
               ia[ra - 1] = k;
               ib[rb == 1 ? 0 : rb - 2] = k;
               acc += load<C>(a, ia.data()) * load<C>(b, ib.data());
             }
+            if (addend) acc += load<C>(*addend, ic.data());
             if (bias) acc += load<C>(*bias, &n);
             if (gelu) store_as<C>(contiguous_element(sum, linear), sum.dtype(), acc);
             store_as<C>(contiguous_element(out, linear++), out.dtype(), gelu ? gelu_tanh(acc) : acc);

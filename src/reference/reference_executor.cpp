@@ -68,8 +68,7 @@ std::vector<HostTensor> run_reference_node(const Node& node, const std::vector<H
     case OpCategory::Scan:
       return {reference::run_scan(node, std::get<HostTensor>(inputs.at(0)))};
     case OpCategory::Contraction:
-      return reference::run_matmul(node, std::get<HostTensor>(inputs.at(0)), std::get<HostTensor>(inputs.at(1)),
-                                   inputs.size() > 2 ? &std::get<HostTensor>(inputs[2]) : nullptr);
+      return reference::run_matmul(node, inputs);
   }
   VF_INTERNAL_ERROR("bad op category for prims.", op_name(node.op));
 }

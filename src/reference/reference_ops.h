@@ -26,8 +26,8 @@ HostTensor run_creation(const Node& node, const std::vector<HostArg>& inputs);
 HostTensor run_scatter(const Node& node, const std::vector<HostArg>& inputs);
 // cumsum.
 HostTensor run_scan(const Node& node, const HostTensor& a);
-// matmul (its result) and matmul_gelu (the gelu, then the matmul's result).
-std::vector<HostTensor> run_matmul(const Node& node, const HostTensor& a, const HostTensor& b, const HostTensor* bias);
+// matmul and matmul_add (the result), matmul_gelu (the gelu, then the matmul's result).
+std::vector<HostTensor> run_matmul(const Node& node, const std::vector<HostArg>& inputs);
 // The Philox4x32-10 block of counter c under key (low word first), as Salmon et al.'s Random123.
 std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> c, uint64_t key);
 

@@ -183,8 +183,8 @@ std::string cublaslt_problem() { return loaded().error; }
 
 struct CublasLtMatmul::State {
   StridedGemm g;
-  bool f64 = false, bias = false, aux = false;
-  int64_t elem = 0, calls = 1, bias_offset = 0;
+  bool f64 = false, addend = false, bias = false, aux = false;
+  int64_t elem = 0, calls = 1, addend_offset = 0, bias_offset = 0;
   const char* epilogue_name = "";  // for errors: " then gelu", " then gelu (and aux)"
   std::unique_ptr<LayoutGuard> a, b, d;  // cuBLASLt's A (our B^T), B (our A^T) and D (our D^T)
   Desc desc = nullptr;
@@ -233,10 +233,12 @@ CublasLtMatmul::CublasLtMatmul(const StridedGemm& g, DType dtype, const GemmEpil
   const Api& api = lib.api;
   State& s = *state_;
   s.g = g;
+  s.addend = epilogue.addend.has_value();
+  s.addend_offset = epilogue.addend.value_or(0);
   s.bias = epilogue.bias.has_value();
   s.bias_offset = epilogue.bias.value_or(0);
   s.aux = epilogue.gelu && epilogue.aux;
-  s.epilogue_name = !epilogue.gelu ? "" : s.aux ? " then gelu (and aux)" : " then gelu";
+  s.epilogue_name = epilogue.gelu ? (s.aux ? " then gelu (and aux)" : " then gelu") : s.addend ? " + C" : "";
   s.f64 = dtype == DType::Float64;
   VF_INTERNAL_CHECK(!epilogue.gelu || !s.f64, "cuBLASLt matmul: a gelu epilogue of f64");
   VF_INTERNAL_CHECK(!s.aux || g.d.rs % 8 == 0, "cuBLASLt matmul: an aux output of row stride ", g.d.rs,
@@ -275,8 +277,7 @@ CublasLtMatmul::CublasLtMatmul(const StridedGemm& g, DType dtype, const GemmEpil
 
 CublasLtMatmul::~CublasLtMatmul() = default;
 
-void CublasLtMatmul::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdeviceptr d, CUdeviceptr aux,
-                         CUstream stream) const {
+void CublasLtMatmul::run(const GemmPointers& p, CUstream stream) const {
   const State& s = *state_;
   const StridedGemm& g = s.g;
   const int64_t elem = s.elem;
@@ -285,14 +286,14 @@ void CublasLtMatmul::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdevic
   if (g.k == 0) {  // an empty sum: zeros (d is row-major and its batches laid out by g.d)
     VF_INTERNAL_CHECK(!s.bias && !*s.epilogue_name, "cuBLASLt matmul: an empty K with an epilogue is computed on the host");
     const CudaDriverApi& cu = cuda_driver_api();
-    for (int64_t c = 0; c < s.calls * count; ++c) {
+    for (int64_t c = 0; c < s.calls * count; ++c) {  // (an addend with K = 0 is computed on the host)
       int64_t off = g.d.offset, rest = c;
       for (size_t j = g.batch.size(); j-- > 0;) {
         off += (rest % g.batch[j]) * g.d.batch[j];
         rest /= g.batch[j];
       }
       for (int64_t r = 0; r < g.m; ++r)
-        cuda_check(cu.cuMemsetD8Async(d + static_cast<CUdeviceptr>((off + r * g.d.rs) * elem), 0,
+        cuda_check(cu.cuMemsetD8Async(p.d + static_cast<CUdeviceptr>((off + r * g.d.rs) * elem), 0,
                                       static_cast<size_t>(g.n * elem), stream),
                    "cuMemsetD8Async");
     }
@@ -301,19 +302,22 @@ void CublasLtMatmul::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdevic
   Loaded& lib = loaded();
   const Api& api = lib.api;
   std::lock_guard<std::mutex> one_call(lib.mutex);
-  const uint32_t aa = alignment(a, g.a, elem), ab = alignment(b, g.b, elem),
-                 ad = std::min(alignment(d, g.d, elem), s.aux ? alignment(aux, g.d, elem) : 256u);
+  GemmOperand c_operand = g.d;  // C: laid out as D, from its own offset
+  c_operand.offset = s.addend_offset;
+  const uint32_t aa = alignment(p.a, g.a, elem), ab = alignment(p.b, g.b, elem),
+                 ad = std::min({alignment(p.d, g.d, elem), s.aux ? alignment(p.aux, g.d, elem) : 256u,
+                                s.addend ? alignment(p.addend, c_operand, elem) : 256u});
   if (aa < s.align_a || ab < s.align_b || ad < s.align_d)
     s.choose(lib, std::min(aa, s.align_a), std::min(ab, s.align_b), std::min(ad, s.align_d));
   if (s.bias) {
-    const CUdeviceptr first = bias + static_cast<CUdeviceptr>(s.bias_offset * elem);
+    const CUdeviceptr first = p.bias + static_cast<CUdeviceptr>(s.bias_offset * elem);
     check(api.desc_set(s.desc, kDescBiasPointer, &first, sizeof first), "cublasLtMatmulDescSetAttribute");
   }
   const CUdeviceptr workspace = workspace_locked(lib, stream);
   const float one_f = 1, zero_f = 0;
   const double one_d = 1, zero_d = 0;
   const void* alpha = s.f64 ? static_cast<const void*>(&one_d) : &one_f;
-  const void* beta = s.f64 ? static_cast<const void*>(&zero_d) : &zero_f;
+  const void* beta = s.addend ? alpha : s.f64 ? static_cast<const void*>(&zero_d) : &zero_f;
   for (int64_t c = 0; c < s.calls; ++c) {
     int64_t oa = g.a.offset, ob = g.b.offset, od = g.d.offset, rest = c;
     for (size_t j = g.batch.empty() ? 0 : g.batch.size() - 1; j-- > 0;) {  // all but the last batch dim
@@ -327,11 +331,12 @@ void CublasLtMatmul::run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdevic
       return reinterpret_cast<void*>(base + static_cast<CUdeviceptr>(offset * elem));
     };
     if (s.aux) {
-      const void* aux_at = at(aux, od);
+      const void* aux_at = at(p.aux, od);
       check(api.desc_set(s.desc, kDescAuxPointer, &aux_at, sizeof aux_at), "cublasLtMatmulDescSetAttribute");
     }
-    check(api.matmul(handle_locked(lib), s.desc, alpha, at(b, ob), s.a->l, at(a, oa), s.b->l, beta, at(d, od), s.d->l,
-                     at(d, od), s.d->l, &s.algo, reinterpret_cast<void*>(workspace), kWorkspaceBytes, stream),
+    const void* c_at = s.addend ? at(p.addend, od - g.d.offset + s.addend_offset) : at(p.d, od);
+    check(api.matmul(handle_locked(lib), s.desc, alpha, at(p.b, ob), s.a->l, at(p.a, oa), s.b->l, beta, c_at, s.d->l,
+                     at(p.d, od), s.d->l, &s.algo, reinterpret_cast<void*>(workspace), kWorkspaceBytes, stream),
           "cublasLtMatmul");
   }
 }

@@ -18,15 +18,21 @@ bool cublaslt_available();
 // Why it cannot ("" when it can).
 std::string cublaslt_problem();
 
-// What a call's epilogue does to the sum S = A @ B before D is written.
+// What the call adds to the sum S = A @ B, and does to it, before D is written.
 struct GemmEpilogue {
-  std::optional<int64_t> bias;  // S + bias along the columns: the offset of its first element in its buffer
-  bool gelu = false;            // D = the tanh gelu of S (+ bias)
-  bool aux = false;             // with gelu: S (+ bias) is written too, to a buffer laid out as D's
+  std::optional<int64_t> addend;  // S + C, C laid out as D: the offset of its first element in its buffer
+  std::optional<int64_t> bias;    // + bias along the columns: the offset of its first element in its buffer
+  bool gelu = false;              // D = the tanh gelu of that
+  bool aux = false;               // with gelu: S (+ bias) is written too, to a buffer laid out as D's
+};
+
+// The buffers of one run, each at its element 0 (0 where the call has none).
+struct GemmPointers {
+  CUdeviceptr a = 0, b = 0, addend = 0, bias = 0, d = 0, aux = 0;
 };
 
 // One matmul's cuBLASLt call, made ready once (in a prepared plan): its matrix layouts, descriptor
-// and algorithm, so that a run only sets pointers and enqueues. D = epilogue(A @ B) for the GEMMs
+// and algorithm, so that a run only sets pointers and enqueues. D = epilogue(A @ B [+ C]) for the GEMMs
 // of `g` in `dtype` (f16, bf16, f32 or f64: float32 accumulation for the 16-bit types, each output
 // rounded once; f32 without TF32; gelu not for f64). The algorithm is the
 // heuristic's first for operands aligned as g's offsets allow on a 256-byte-aligned buffer; a run
@@ -41,10 +47,9 @@ class CublasLtMatmul {
   CublasLtMatmul(const CublasLtMatmul&) = delete;
   CublasLtMatmul& operator=(const CublasLtMatmul&) = delete;
 
-  // Enqueues the GEMMs on `stream` (null: the default stream). a, b, d and aux point at element 0
-  // of their buffers (g's offsets, and the bias's, are added here); bias and aux are 0 where the
-  // epilogue has none. Each stream gets a workspace of its own. Throws DeviceError.
-  void run(CUdeviceptr a, CUdeviceptr b, CUdeviceptr bias, CUdeviceptr d, CUdeviceptr aux, CUstream stream) const;
+  // Enqueues the GEMMs on `stream` (null: the default stream); g's offsets, the addend's and the
+  // bias's are added here. Each stream gets a workspace of its own. Throws DeviceError.
+  void run(const GemmPointers& p, CUstream stream) const;
 
  private:
   struct State;

@@ -216,9 +216,20 @@ void run_on_host(const Segment& seg, const std::vector<int>& arg_of_input, const
   }
 }
 
+// A contraction's addend (matmul_add's c) and bias, null where it has none.
+struct GemmInputs {
+  const Value* addend = nullptr;
+  const Value* bias = nullptr;
+};
+GemmInputs gemm_inputs(const Node& mm) {
+  const size_t first = mm.op == OpKind::MatmulAdd ? 3 : 2;  // the bias's index
+  return {mm.op == OpKind::MatmulAdd ? mm.inputs.at(2) : nullptr, mm.inputs.size() > first ? mm.inputs[first] : nullptr};
+}
+
 // A library segment's cuBLASLt call, or null where the host runs it: an operand (or the result)
-// whose matrices are neither row- nor column-major, a bias whose elements are not adjacent, or an
-// epilogue with an empty K (explain says which; the planner passes such operands only when placed).
+// whose matrices are neither row- nor column-major, a bias whose elements are not adjacent, an
+// addend not laid out as the result, or an epilogue with an empty K (explain says which; the
+// planner passes such operands only when placed). matmul_add's c is cuBLASLt's C (beta = 1);
 // matmul_gelu writes its gelu as D and, where it is read, the matmul's result as the aux output.
 std::unique_ptr<const CublasLtMatmul> prepare_gemm(const Segment& seg) {
   // The matmul's operands among the segment's inputs (one input when two are one value).
@@ -227,14 +238,18 @@ std::unique_ptr<const CublasLtMatmul> prepare_gemm(const Segment& seg) {
         static_cast<size_t>(std::find(seg.inputs.begin(), seg.inputs.end(), v) - seg.inputs.begin()));
   };
   const Node& mm = *seg.nodes.at(0);
+  const GemmInputs in = gemm_inputs(mm);
   GemmEpilogue epilogue;
-  if (mm.inputs.size() > 2) epilogue.bias = layout_of(mm.inputs[2]).offset;
+  if (in.addend) epilogue.addend = layout_of(in.addend).offset;
+  if (in.bias) epilogue.bias = layout_of(in.bias).offset;
   epilogue.gelu = mm.op == OpKind::MatmulGelu;
   epilogue.aux = seg.outputs.size() > 1;
   std::optional<StridedGemm> g =
       strided_gemm(layout_of(mm.inputs[0]), layout_of(mm.inputs[1]), seg.spec.output_layouts.at(0), nullptr);
-  if (!g || ((epilogue.bias || epilogue.gelu) && g->k == 0)) return nullptr;
-  if (epilogue.bias && !gemm_bias_problem(layout_of(mm.inputs[2])).empty()) return nullptr;
+  if (!g || ((in.addend || in.bias || epilogue.gelu) && g->k == 0)) return nullptr;
+  if (in.bias && !gemm_bias_problem(layout_of(in.bias)).empty()) return nullptr;
+  if (in.addend && (!gemm_addend_problem(layout_of(in.addend)).empty() || !seg.spec.output_layouts.at(0).is_contiguous()))
+    return nullptr;
   if (epilogue.aux && (seg.spec.output_layouts.at(1) != seg.spec.output_layouts.at(0) || g->d.rs % 8 != 0)) return nullptr;
   cuda_make_current(cuda_device());
   return std::make_unique<const CublasLtMatmul>(*g, seg.outputs.at(0)->dtype, epilogue);
@@ -402,10 +417,12 @@ std::vector<Tensor> CompiledFusion::run(const std::vector<Arg>& args, const RunH
                                      std::span<const Scalar>(scratch.scalars.data(), n_in),
                                      std::span<const KernelBuffer>(scratch.out_bufs.data(), n_out), hooks.stream});
     } else if (step.gemm) {
-      auto pointer = [&](const Value* v) { return reinterpret_cast<CUdeviceptr>(slots[v->id].data); };
+      auto pointer = [&](const Value* v) { return v ? reinterpret_cast<CUdeviceptr>(slots[v->id].data) : 0; };
       const Node& mm = *seg.nodes[0];
-      step.gemm->run(pointer(mm.inputs[0]), pointer(mm.inputs[1]), mm.inputs.size() > 2 ? pointer(mm.inputs[2]) : 0,
-                     pointer(seg.outputs[0]), seg.outputs.size() > 1 ? pointer(seg.outputs[1]) : 0,
+      const GemmInputs in = gemm_inputs(mm);
+      step.gemm->run(GemmPointers{.a = pointer(mm.inputs[0]), .b = pointer(mm.inputs[1]), .addend = pointer(in.addend),
+                                  .bias = pointer(in.bias), .d = pointer(seg.outputs[0]),
+                                  .aux = seg.outputs.size() > 1 ? pointer(seg.outputs[1]) : 0},
                      static_cast<CUstream>(hooks.stream));
     } else {
       std::vector<Tensor> outs;

@@ -305,11 +305,16 @@ class Planner {
     std::vector<const Value*> written;
     std::vector<std::pair<const Value*, Placement>> written_placements;
     std::string operands;
+    const bool add = n->op == OpKind::MatmulAdd;
     for (size_t i = 0; i < n->inputs.size(); ++i) {
       const Value* v = n->inputs[i];
-      static constexpr const char* kRoles[] = {"a = ", "b = ", "bias = "};
-      operands += std::string(operands.empty() ? "" : "; ") + kRoles[i] + v->name + ", ";
-      auto problem_of = [i](const Layout& l) { return i == 2 ? gemm_bias_problem(l) : gemm_operand_problem(l); };
+      enum Role { A, B, Addend, Bias };
+      const Role role = i < 2 ? Role(i) : add && i == 2 ? Addend : Bias;
+      static constexpr const char* kRoles[] = {"a = ", "b = ", "c = ", "bias = "};
+      operands += std::string(operands.empty() ? "" : "; ") + kRoles[role] + v->name + ", ";
+      auto problem_of = [role](const Layout& l) {
+        return role == Bias ? gemm_bias_problem(l) : role == Addend ? gemm_addend_problem(l) : gemm_operand_problem(l);
+      };
       if (const Placement* p = placement(v)) {
         const std::string problem = problem_of(p->layout);
         operands += p->storage == v ? "read in place, strides " + shape_to_string(p->layout.strides)
@@ -342,7 +347,8 @@ class Planner {
     std::string order;
     std::vector<const Value*> roots = {out};
     std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, result_layout(n, &order)}}};
-    std::string epilogue = n->inputs.size() > 2 ? "bias" : "";
+    std::string epilogue = n->inputs.size() > (add ? 3u : 2u) ? "bias" : "";
+    if (add) epilogue = std::string("+ c (C, beta = 1)") + (epilogue.empty() ? "" : ", then bias");
     if (n->op == OpKind::MatmulGelu) {
       epilogue += (epilogue.empty() ? "" : ", ") + std::string("tanh gelu");
       const Value* r = n->outputs[1];  // the matmul's own result: cuBLASLt's aux output, where it is read

@@ -130,6 +130,25 @@ TEST_P(Matmuls, ThunderLinearGeluFolded_MatchesProgram) {
   EXPECT_NE(plan.rewrites.back().find("(y, h) = matmul_gelu"), std::string::npos) << plan.rewrites.back();
 }
 
+// matmul_add (cuBLASLt's C with beta = 1, the bias after it) against the reference's own, in every
+// float dtype: with and without a bias, batched (C's batch stride), c a slice one row in (C's own
+// offset and alignment).
+TEST_P(Matmuls, MatmulAddEveryDtype_MatchesReference) {
+  for (const char* dtype : {"bf16", "f16", "f32", "f64"}) {
+    SCOPED_TRACE(dtype);
+    const std::string d = dtype;
+    const Plan plan = check_trace(
+        "def f(x, w, b, c, p, q):\n  # x: \"cpu " + d + "[4, 33, 96]\"\n  # w: \"cpu " + d + "[80, 96]\"\n  # b: \"cpu " +
+            d + "[80]\"\n  # c: \"cpu " + d + "[4, 34, 80]\"\n  # p: \"cpu " + d + "[3, 16, 40]\"\n  # q: \"cpu " + d +
+            "[3, 40, 24]\"\n  wt = prims.transpose(w, (1, 0))\n"
+            "  cs = prims.slice_prim(c, (0, 1, 0), (4, 34, 80), (1, 1, 1))\n  y0 = prims.matmul_add(x, wt, cs, b)\n"
+            "  y1 = prims.matmul_add(x, wt, cs)\n  pq = prims.matmul(p, q)\n  y2 = prims.matmul_add(p, q, pq)\n"
+            "  return (y0, y1, y2)\n",
+        96);
+    EXPECT_EQ(library_calls(plan), 4);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Matmuls, ::testing::Values(Device::Cpu, Device::Cuda),
                          [](const auto& info) { return std::string(device_name(info.param)); });
 

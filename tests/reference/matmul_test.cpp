@@ -147,6 +147,31 @@ TEST(ReferenceMatmul, MatmulGelu_GeluOfTheUnroundedSum) {
   EXPECT_GT(std::fabs(g - gelu_tanh(-2)), 2 * ulp);
 }
 
+// matmul_add adds c to the float32 sum before the bias and the one rounding: 256 + 1 + 1 is 258 in
+// bf16 where rounding the matmul first (257 to 256) and adding 1 would give 256; c must have the
+// result's type.
+TEST(ReferenceMatmul, MatmulAdd_AddendBeforeRounding) {
+  Fusion f;
+  Value* x = f.add_tensor_input("a", DType::BFloat16, {1, 2});
+  Value* y = f.add_tensor_input("b", DType::BFloat16, {2, 2});
+  Value* c = f.add_tensor_input("c", DType::BFloat16, {1, 2});
+  Value* bias = f.add_tensor_input("bias", DType::BFloat16, {2});
+  f.add_output(f.add(OpKind::MatmulAdd, {x, y, c}));
+  f.add_output(f.add(OpKind::MatmulAdd, {x, y, c, bias}));
+  const std::vector<HostTensor> out =
+      run_reference(f, {make_tensor(DType::BFloat16, {1, 2}, {256, 1}), make_tensor(DType::BFloat16, {2, 2}, {1, 0, 1, 1}),
+                        make_tensor(DType::BFloat16, {1, 2}, {1, -1}), make_tensor(DType::BFloat16, {2}, {2, 1})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{258, 0}));
+  EXPECT_EQ(values_of(out[1]), (std::vector<double>{260, 1}));
+  try {
+    f.add(OpKind::MatmulAdd, {x, y, bias});
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("prims.matmul_add"));
+    EXPECT_THAT(e.what(), HasSubstr("expected c of bf16[1, 2] (the result's type), got bf16[2]"));
+  }
+}
+
 // matmul_gelu has no float64 form: a user error naming it.
 TEST(ReferenceMatmul, MatmulGeluOfF64_UserError) {
   Fusion f;

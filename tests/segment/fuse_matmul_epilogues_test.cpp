@@ -194,5 +194,68 @@ TEST(FuseMatmulEpilogues, Bf16Gelu_WithinHalfAnUlpOfFloat64) {
   EXPECT_GT(worst_of(PlanOptions{.matmul_epilogues = false}), 1.0);
 }
 
+// A residual add after a linear as Thunder writes it in bf16 (x + linear(h, w, b)), with `extra`
+// returned after its sum y.
+std::string thunder_residual(const std::string& x_type, const std::string& extra = "") {
+  return "def f(x, h, w, b):\n  # x: \"cpu " + x_type + "\"\n  # h: \"cpu bf16[4, 6, 32]\"\n"
+         "  # w: \"cpu bf16[16, 32]\"\n  # b: \"cpu bf16[16]\"\n  r = ltorch.linear(h, w, b)\n"
+         "  xf = prims.convert_element_type(x, dtypes.float32)\n  rf = prims.convert_element_type(r, dtypes.float32)\n"
+         "  s = prims.add(xf, rf)\n  y = prims.convert_element_type(s, dtypes.bfloat16)\n  return (y" + extra + ")\n";
+}
+
+// x + linear(h): one call, cuBLASLt's C the residual (beta = 1), the bias after it; no kernel.
+TEST(FuseMatmulEpilogues, ThunderResidualAdd_FoldsIntoTheCall) {
+  const std::string text = thunder_residual("bf16[4, 6, 16]");
+  const RewrittenFusion r = fuse_matmul_epilogues(*elided(text));
+  ASSERT_NE(r.fusion, nullptr);
+  EXPECT_EQ(count_op(*r.fusion, OpKind::MatmulAdd), 1);
+  EXPECT_EQ(r.fusion->nodes().size(), 2u);  // the weight's transpose and the call
+  EXPECT_THAT(r.notes.at(0), HasSubstr("y = matmul_add: matmul r plus x (4 ops) in the call (C, beta = 1)"));
+  const test::PlanRun run = test::run_plan_against_reference(text);
+  EXPECT_EQ(run.plan.kernel_count(), 0);
+  EXPECT_THAT(library(run.plan).note, HasSubstr("c = x, read in place, strides [96, 16, 1]"));
+  EXPECT_THAT(library(run.plan).note, HasSubstr("epilogue: + c (C, beta = 1), then bias"));
+}
+
+// The matmul's result read elsewhere, a residual of float32 (not the result's dtype) or one
+// broadcast along a dim: no fold, the add is a kernel after the call.
+TEST(FuseMatmulEpilogues, ResultReadOrOtherTypeOrBroadcast_NotFolded) {
+  EXPECT_EQ(fuse_matmul_epilogues(*elided(thunder_residual("bf16[4, 6, 16]", ", r"))).fusion, nullptr);
+  const std::string f32 = thunder_residual("f32[4, 6, 16]");
+  EXPECT_EQ(fuse_matmul_epilogues(*elided(f32)).fusion, nullptr);
+  EXPECT_EQ(test::run_plan_against_reference(f32).plan.kernel_count(), 1);
+  const std::string broadcast = R"(
+def f(x, a, b):
+  # x: "cpu f32[16]"
+  # a: "cpu f32[6, 8]"
+  # b: "cpu f32[8, 16]"
+  r = prims.matmul(a, b)
+  xb = prims.broadcast_in_dim(x, (6, 16), (1,))
+  y = prims.add(r, xb)
+  return (y,)
+)";
+  EXPECT_EQ(fuse_matmul_epilogues(*std::make_shared<Fusion>(read_trace(broadcast))).fusion, nullptr);
+}
+
+// A residual whose layout is not the result's (a transpose) is written first, contiguous, and the
+// note says why; a float32 residual of a float32 matmul computed after it folds at the add.
+TEST(FuseMatmulEpilogues, TransposedResidual_CopiedFirst) {
+  const test::PlanRun run = test::run_plan_against_reference(R"(
+def f(x, a, b):
+  # x: "cpu f32[16, 6]"
+  # a: "cpu f32[6, 8]"
+  # b: "cpu f32[8, 16]"
+  r = prims.matmul(a, b)
+  xt = prims.transpose(x, (1, 0))
+  e = prims.exp(xt)
+  y = prims.add(e, r)
+  return (y,)
+)");
+  EXPECT_EQ(run.plan.kernel_count(), 1);  // exp(x.T), written contiguous
+  EXPECT_THAT(library(run.plan).note, HasSubstr("c = e, copied, contiguous: computed by exp"));
+  ASSERT_FALSE(run.plan.rewrites.empty());
+  EXPECT_THAT(run.plan.rewrites.back(), HasSubstr("y = matmul_add: matmul r plus e"));
+}
+
 }  // namespace
 }  // namespace vf
