@@ -42,8 +42,9 @@ from .fusion_definition import from_trace as _vf_from_trace
 __all__ = ["ViewfuseExecutor", "viewfuse_ex"]
 
 # viewfuse's prims that Thunder has no prim of: frexp's two results (Thunder's prims.frexp gives both)
-# and cumsum (Thunder's is torch-level): the reader writes those calls as them (_COMPOSITES).
-_VIEWFUSE_ONLY = {"frexp_mantissa", "frexp_exponent", "cumsum"}
+# and cumsum (Thunder's is torch-level): the reader writes those calls as them (_COMPOSITES); the
+# matmuls with an epilogue, which viewfuse's planning makes from a matmul and the ops after it.
+_VIEWFUSE_ONLY = {"frexp_mantissa", "frexp_exponent", "cumsum", "matmul_gelu", "matmul_add"}
 # Contractions: claimed with their own checker (_matmul_checker), on CUDA and with vf_matmul=True only.
 _CONTRACTIONS = {"matmul"}
 _PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()} - _VIEWFUSE_ONLY
