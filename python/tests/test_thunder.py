@@ -499,14 +499,18 @@ def test_model_step_leaves_only_matmuls_to_torch(model_name):
 def test_model_step_on_cuda_runs_everything_in_regions(model_name):
     """The same training step on CUDA with the sdpa executor (as the model-step benchmark runs it)
     and vf_matmul=True: the linears and matmuls, forward and backward, are in viewfuse regions
-    (cuBLASLt calls, linear's bias in the call), only attention stays with sdpa, and the loss and
-    every gradient equal eager's (float32 without TF32 on both sides)."""
+    (cuBLASLt calls, linear's bias in the call), only attention stays with sdpa (viewfuse, first in
+    the list, does not claim it through its matmuls and softmax: a flash kernel never writes the
+    T x T scores), and the loss and every gradient equal eager's (float32 without TF32 on both
+    sides)."""
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA: on the CPU viewfuse leaves matmuls to torch (the test above)")
-    jstep = _check_step(*_small_step(model_name, "cuda"), [viewfuse_ex, thunder.get_executor("sdpa")], vf_matmul=True)
+    sdpa = thunder.get_executor("sdpa")
+    jstep = _check_step(*_small_step(model_name, "cuda"), [viewfuse_ex, sdpa], vf_matmul=True)
     for trace in (thunder.last_traces(jstep)[-1], thunder.last_backward_traces(jstep)[-1]):
         left = _left_to_torch(trace)
         assert not left & {"linear", "matmul"}, str(trace)
+        assert any(b.sym.executor is sdpa for b in trace.bound_symbols), str(trace)
 
 
 def test_deterministic_scatters_repeat_bit_for_bit(device):

@@ -47,6 +47,8 @@ __all__ = ["ViewfuseExecutor", "viewfuse_ex"]
 _VIEWFUSE_ONLY = {"frexp_mantissa", "frexp_exponent", "cumsum", "matmul_gelu", "matmul_add"}
 # Contractions: claimed with their own checker (_matmul_checker), on CUDA and with vf_matmul=True only.
 _CONTRACTIONS = {"matmul"}
+# Torch-level symbols never claimed through their prims (ViewfuseExecutor.can_fuse).
+_LEFT_TO_ATTENTION_KERNELS = {ltorch.scaled_dot_product_attention.id}
 _PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()} - _VIEWFUSE_ONLY
 # Elementwise prims of several operands: Thunder lets a CPU scalar tensor (0-dim) be one of them
 # beside tensors of any shape and device, as a number.
@@ -453,6 +455,14 @@ class ViewfuseExecutor(FusionExecutor):
         self.register_supported(prims.shallow_copy.id, _checker)
         self.register_supported(prims.stride_order.id, _checker)
         self.register_supported(prims.clone.id, _checker)
+
+    def can_fuse(self, bsym: BoundSymbol) -> bool:
+        """Thunder's rule (a symbol whose prims are all claimed is claimed whole), except attention:
+        with vf_matmul=True its prims (two matmuls and a softmax) would be claimed, where a flash
+        kernel (the sdpa executor, or torch's) computes it without writing the T x T scores."""
+        if bsym.sym.id in _LEFT_TO_ATTENTION_KERNELS:
+            return False
+        return super().can_fuse(bsym)
 
     def get_fuel(self, amount: int = 1, /) -> bool:
         return True
