@@ -97,8 +97,8 @@ NB_MODULE(_viewfuse, m) {
   m.def("_set_torch_fast_path", &vf::py::set_torch_fast_path, nb::arg("enabled"));
 
   nb::class_<vf::py::Runner>(m, "Runner")
-      .def(nb::init<nb::object, bool, bool, bool>(), nb::arg("builder"), nb::arg("bookend") = false,
-           nb::arg("keep_round_trips") = false, nb::arg("deterministic") = false)
+      .def(nb::init<nb::object, bool, bool, bool, bool>(), nb::arg("builder"), nb::arg("bookend") = false,
+           nb::arg("keep_round_trips") = false, nb::arg("deterministic") = false, nb::arg("matmul_epilogues") = true)
       .def("run", &vf::py::Runner::run, nb::arg("inputs"))
       .def("__call__", [](vf::py::Runner& r, nb::args args) { return r.run(args); })
       .def("explain_json", &vf::py::Runner::explain_json, nb::arg("inputs"))
@@ -107,5 +107,6 @@ NB_MODULE(_viewfuse, m) {
       .def_prop_ro("cache_size", &vf::py::Runner::cache_size)
       .def_prop_ro("bookend", &vf::py::Runner::bookend)
       .def_prop_ro("keep_round_trips", &vf::py::Runner::keep_round_trips)
-      .def_prop_ro("deterministic", &vf::py::Runner::deterministic);
+      .def_prop_ro("deterministic", &vf::py::Runner::deterministic)
+      .def_prop_ro("matmul_epilogues", &vf::py::Runner::matmul_epilogues);
 }

@@ -19,11 +19,14 @@ class Runner {
   // `builder(shapes, dtypes)` returns the trace text of the fusion for one input signature:
   // shapes is a list with a tuple per tensor input (None for numbers), dtypes a list of dtype
   // names (or scalar kinds). `bookend` is PlanOptions::bookend; `keep_round_trips` turns
-  // PlanOptions::elide_round_trips off; `deterministic` is PlanOptions::deterministic_scatters.
-  Runner(nb::object builder, bool bookend, bool keep_round_trips, bool deterministic) : builder_(std::move(builder)) {
+  // PlanOptions::elide_round_trips off; `deterministic` is PlanOptions::deterministic_scatters;
+  // `matmul_epilogues` is PlanOptions::matmul_epilogues.
+  Runner(nb::object builder, bool bookend, bool keep_round_trips, bool deterministic, bool matmul_epilogues)
+      : builder_(std::move(builder)) {
     plan_options_.bookend = bookend;
     plan_options_.elide_round_trips = !keep_round_trips;
     plan_options_.deterministic_scatters = deterministic;
+    plan_options_.matmul_epilogues = matmul_epilogues;
   }
 
   // Runs on the inputs and returns the outputs (a list).
@@ -38,6 +41,7 @@ class Runner {
   bool bookend() const { return plan_options_.bookend; }
   bool keep_round_trips() const { return !plan_options_.elide_round_trips; }
   bool deterministic() const { return plan_options_.deterministic_scatters; }
+  bool matmul_epilogues() const { return plan_options_.matmul_epilogues; }
 
  private:
   CompiledFusion& compiled(const std::vector<Arg>& args, const CallInfo& info);

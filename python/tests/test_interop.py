@@ -224,3 +224,23 @@ def test_torch_spellings_come_from_the_trace_reader():
         fd.add_output(fd.ops.flatten(x))
     (out,) = fd.execute([torch.ones(2, 3)])
     assert out.shape == (6,)
+
+
+def test_matmul_epilogues_option_folds_or_not(device):
+    """A linear followed by a tanh gelu (float32, as Thunder writes them): by default one call computes
+    both (explain lists matmul_gelu and no kernel); matmul_epilogues=False leaves the gelu to a kernel
+    after the call. The values are torch's either way."""
+    trace = (
+        'def f(x, w, b):\n  # x: "cpu f32[16, 32]"\n  # w: "cpu f32[24, 32]"\n  # b: "cpu f32[24]"\n'
+        "  h = ltorch.linear(x, w, b)\n  c = prims.mul(h, h)\n  c3 = prims.mul(c, h)\n  s = prims.mul(0.044715, c3)\n"
+        "  i = prims.add(h, s)\n  u = prims.mul(0.7978845608028654, i)\n  t = prims.tanh(u)\n  o = prims.add(1.0, t)\n"
+        "  hh = prims.mul(0.5, h)\n  g = prims.mul(hh, o)\n  return g\n")
+    x, w, b = (torch.randn(*s, device=device) for s in ((16, 32), (24, 32), (24,)))
+    want = torch.nn.functional.gelu(torch.nn.functional.linear(x, w, b), approximate="tanh")
+    for folds in (True, False):
+        fd = vf.from_trace(trace, matmul_epilogues=folds)
+        (got,) = fd.execute([x, w, b])
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+        plan = fd.explain_text([x, w, b])
+        assert ("matmul_gelu" in plan) == folds, plan
+        assert ("0 kernel launch(es)" in plan) == folds, plan

@@ -28,6 +28,7 @@ def jit_and_compare(fn, args, bookend, atol=1e-5, rtol=1e-5, min_regions=1, **op
                if b.sym.is_fusion and b.sym.executor is viewfuse_ex for r in b._call_ctx.values()]
     assert runners and all(r.bookend == bookend for r in runners)
     assert all(r.keep_round_trips == options.get("vf_keep_round_trips", False) for r in runners)
+    assert all(r.matmul_epilogues == options.get("vf_matmul_epilogues", True) for r in runners)
     return jfn, trace
 
 

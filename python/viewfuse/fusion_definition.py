@@ -88,10 +88,12 @@ class FusionDefinition:
     pattern inside the compiled fusion) and cached.
     """
 
-    def __init__(self, *, bookend: bool = False, keep_round_trips: bool = False, deterministic: bool = False):
+    def __init__(self, *, bookend: bool = False, keep_round_trips: bool = False, deterministic: bool = False,
+                 matmul_epilogues: bool = True):
         self.bookend = bookend
         self.keep_round_trips = keep_round_trips  # round where a float is cast to bf16/f16 and back
         self.deterministic = deterministic  # scatters add in the index's order on CUDA too
+        self.matmul_epilogues = matmul_epilogues  # a matmul's tanh gelu or residual add in its call
         self.ops = _Ops(self)
         self._inputs: list[tuple[Value, str, tuple | None]] = []  # (value, dtype or kind, shape)
         self._lines: list[str] = []
@@ -210,7 +212,8 @@ class FusionDefinition:
         builder._outputs = [_Name(o.name) for o in self._outputs]
         builder._lines, builder._text = list(self._lines), self._text
         builder._convert_inputs = self._convert_inputs
-        self._runner = _viewfuse.Runner(builder._trace_text, self.bookend, self.keep_round_trips, self.deterministic)
+        self._runner = _viewfuse.Runner(builder._trace_text, self.bookend, self.keep_round_trips, self.deterministic,
+                                        self.matmul_epilogues)
         self.execute = self._runner.run  # the per-call path: straight into C++
 
     # ---- use ----
@@ -244,14 +247,16 @@ class FusionDefinition:
 
 
 def from_trace(text: str, *, bookend: bool = False, convert_inputs: bool = False,
-               keep_round_trips: bool = False, deterministic: bool = False) -> FusionDefinition:
+               keep_round_trips: bool = False, deterministic: bool = False,
+               matmul_epilogues: bool = True) -> FusionDefinition:
     """A FusionDefinition from a Thunder trace (REFERENCE.md section 3); its shapes are fixed.
 
     With convert_inputs, a tensor input given in another dtype than the trace declares is taken in
     that dtype and converted to the declared one inside the fusion (one compiled fusion per such
     signature, and a warning); without, it is an error."""
     desc = _viewfuse.describe_trace(text)
-    fd = FusionDefinition(bookend=bookend, keep_round_trips=keep_round_trips, deterministic=deterministic)
+    fd = FusionDefinition(bookend=bookend, keep_round_trips=keep_round_trips, deterministic=deterministic,
+                          matmul_epilogues=matmul_epilogues)
     fd._text = text
     fd._convert_inputs = convert_inputs
     for name, dtype, shape in desc["inputs"]:

@@ -10,7 +10,10 @@ eagerly, the old strategy); it is off by default. `vf_keep_round_trips=True` rou
 casts a float32 value to bf16 or f16 and straight back, as the trace says; by default the float32
 value is kept (docs/design.md, "Round trips through 16-bit floats"). `vf_deterministic=True` makes the
 scatters (embedding_backward, index_add, scatter_add) add in the index's order on CUDA too, so float
-gradients repeat from run to run (docs/design.md, "Scatters").
+gradients repeat from run to run (docs/design.md, "Scatters"). `vf_matmul=True` claims matmul and
+linear of CUDA tensors (cuBLASLt calls in the regions); `vf_matmul_epilogues=False` then computes a
+tanh gelu or a residual add after one in a kernel rather than in the call (docs/design.md, "Library
+segments").
 """
 
 from __future__ import annotations
@@ -410,6 +413,7 @@ class _PassOptions(NamedTuple):
     bookend: bool = False
     keep_round_trips: bool = False
     deterministic: bool = False
+    matmul_epilogues: bool = True
 
 
 class ViewfuseExecutor(FusionExecutor):
@@ -511,7 +515,10 @@ class ViewfuseExecutor(FusionExecutor):
                 "vf_keep_round_trips", "viewfuse: round where a float is cast to bf16/f16 and back. Default False.")),
             deterministic=bool(get_compile_option(
                 "vf_deterministic", "viewfuse: scatters (embedding_backward, index_add, scatter_add) add in the "
-                "index's order on CUDA too, so float gradients repeat from run to run. Default False.")))
+                "index's order on CUDA too, so float gradients repeat from run to run. Default False.")),
+            matmul_epilogues=get_compile_option(
+                "vf_matmul_epilogues", "viewfuse: with vf_matmul, a matmul's tanh gelu or residual add is computed "
+                "in its cuBLASLt call. Default True.") in (None, True))
         self._pass_options = options
         # The uniforms claimed (_uniform_checker) become uniform_philox of a seed and an offset that
         # get_and_update_rng_state (run by torch) reads from the CUDA generator and advances: the
