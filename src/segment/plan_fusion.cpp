@@ -3,15 +3,15 @@
 //  0. Rewrites of the fusion, and the rest of the pipeline plans the rewritten one. First, because
 //     they change the ops there are. In order: each scatter_add onto zeros, in a dtype with atomic
 //     adds (passes/zero_based_scatters.h), first because the casts it adds are the next pass's to
-//     elide; casts to a float dtype and back read the value
-//     before them (passes/elide_round_trip_casts.h; those that round only with
-//     PlanOptions::elide_round_trips), first because they only remove nodes and let the kernels
-//     see the float32 math the program meant; then the tanh gelu of a matmul's result folds into
-//     the call (passes/fuse_matmul_epilogues.h, with PlanOptions::matmul_epilogues), after the
-//     round trips are gone because it matches the float32 ops; reductions that reduce nothing fold into views or
-//     the identity (passes/fold_trivial_reductions.h), so that the splits and the kernels see only
-//     real reductions; then, with PlanOptions::split_reductions, a reduction over the leading dims
-//     becomes chunks' partials that the rows' kernel computes, and their reduction
+//     elide; casts to a float dtype and back read the value before them
+//     (passes/elide_round_trip_casts.h; those that round only with PlanOptions::elide_round_trips),
+//     first because they only remove nodes and let the kernels see the float32 math the program
+//     meant; then the tanh gelu of a matmul's result, or a residual add of it, folds into the call
+//     (passes/fuse_matmul_epilogues.h, with PlanOptions::matmul_epilogues), after the round trips
+//     are gone because it matches the float32 ops; reductions that reduce nothing fold into views
+//     or the identity (passes/fold_trivial_reductions.h), so that the splits and the kernels see
+//     only real reductions; then, with PlanOptions::split_reductions, a reduction over the leading
+//     dims becomes chunks' partials that the rows' kernel computes, and their reduction
 //     (passes/split_column_reductions.h), before a reduction of few long rows becomes two
 //     (passes/split_reductions.h), which then sees the partials' reduction as one more.
 //  1. Bookend split (only with PlanOptions::bookend): leading and trailing view ops are set apart.
