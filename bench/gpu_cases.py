@@ -290,8 +290,8 @@ def linear_case(name: str, q: bool, n: int, k: int, out: int) -> Case:
 
 def linear_bias_gelu(q: bool) -> Case:
     """nanoGPT's MLP up-projection with its bias and tanh gelu, bf16: x [n, 768] by w [3072, 768] plus
-    b. viewfuse adds the bias in the cuBLASLt call (its bias epilogue) and runs the gelu as a kernel
-    after it; torch runs F.linear (addmm with the bias) and F.gelu."""
+    b. viewfuse computes the bias and the gelu in the cuBLASLt call (its GELU_BIAS epilogue: one
+    call, no kernel); torch runs F.linear (addmm with the bias) and F.gelu."""
     n, k, out = (256, 128, 512) if q else (8192, 768, 3072)
     tr = Trace("linear_bias_gelu", [("x", torch.bfloat16, (n, k)), ("w", torch.bfloat16, (out, k)),
                                     ("b", torch.bfloat16, (out,))])
@@ -301,6 +301,20 @@ def linear_bias_gelu(q: bool) -> Case:
                 lambda d: [_rand(d, (n, k)), _rand(d, (out, k)), _rand(d, (out,))],
                 lambda x, w, b: F.gelu(F.linear(x, w, b), approximate="tanh"), trace=tr.text(t), target=0.0,
                 tol=(3e-2, 3e-2))
+
+
+def linear_residual(q: bool) -> Case:
+    """nanoGPT's MLP down-projection and its residual, bf16, as Thunder writes them: x + (h @ w.T + b),
+    h [n, 3072], w [768, 3072], x [n, 768]. viewfuse computes the sum in the cuBLASLt call (C = x with
+    beta = 1, then the bias epilogue); torch runs F.linear and the add."""
+    n, k, out = (256, 512, 128) if q else (8192, 3072, 768)
+    tr = Trace("linear_residual", [("x", torch.bfloat16, (n, out)), ("h", torch.bfloat16, (n, k)),
+                                   ("w", torch.bfloat16, (out, k)), ("b", torch.bfloat16, (out,))])
+    y = tr.op("ltorch.linear", "h", "w", "b")
+    t = tr.convert(tr.add(tr.convert("x", torch.float32), tr.convert(y, torch.float32)), torch.bfloat16)
+    return Case("linear_residual_nanogpt", "memory", f"x + (h @ w.T + b), bf16 [{n},{k}] x [{out},{k}]",
+                lambda d: [_rand(d, (n, out)), _rand(d, (n, k)), _rand(d, (out, k)), _rand(d, (out,))],
+                lambda x, h, w, b: x + F.linear(h, w, b), trace=tr.text(t), target=0.0, tol=(3e-2, 3e-2))
 
 
 def einsum_bij_jk_fused(n: int) -> Case:
@@ -424,7 +438,8 @@ def all_cases(quick: bool) -> list[Case]:
              elementwise_1gib(quick), nanogpt_attn_out(quick), nanogpt_mlp_gelu(quick), embedding_backward(quick),
              embedding_backward(quick, deterministic=True)]
     cases += [linear_case("linear_nanogpt_qkv", quick, 8192, 768, 2304),
-              linear_case("linear_llama_mlp", quick, 8192, 2048, 5632), linear_bias_gelu(quick)]
+              linear_case("linear_llama_mlp", quick, 8192, 2048, 5632), linear_bias_gelu(quick),
+              linear_residual(quick)]
     cases += [einsum_bij_jk(16), einsum_bij_jk(64 if quick else 512), einsum_bijk_bklj(16),
               einsum_bijk_bklj(32 if quick else 64), einsum_bij_jk_fused(16), einsum_bij_jk_fused(64 if quick else 512),
               einsum_fused_vs_mm(16), einsum_bijk_bklj_fused(16), einsum_bijk_bklj_fused(32 if quick else 64)]

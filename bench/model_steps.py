@@ -19,6 +19,11 @@ installed). One step is forward, loss and backward, no optimizer, in bf16 on the
      layouts as repro `# layout` lines) is saved under --regions-dir, so that the CPU tests can
      plan them (tests/segment/model_regions).
 
+Systems beyond the default list: thunder+viewfuse+matmul (vf_matmul=True: matmul and linear as
+cuBLASLt calls in the regions, attention with the sdpa executor), thunder+viewfuse-matmul (the
+same executors without it) and thunder+viewfuse+matmul-epilogues (the claim, with a matmul's gelu
+and residual adds in kernels: vf_matmul_epilogues=False).
+
 Writes docs/model_steps.md, docs/model_steps.json and docs/model_steps.png (--out to elsewhere).
 --device cpu --small runs everything on tiny configs on the CPU: a check of the script.
 
@@ -142,6 +147,9 @@ def make_system(torch, name: str, module):
     if name in ("thunder+viewfuse+matmul", "thunder+viewfuse-matmul"):  # matmul and linear claimed or not
         return thunder.jit(module, executors=[viewfuse_ex, thunder.get_executor("sdpa")],
                            vf_matmul=name.endswith("+matmul"))
+    if name == "thunder+viewfuse+matmul-epilogues":  # claimed, their gelu and residual adds in kernels
+        return thunder.jit(module, executors=[viewfuse_ex, thunder.get_executor("sdpa")], vf_matmul=True,
+                           vf_matmul_epilogues=False)
     raise SystemExit(f"unknown system {name!r}")
 
 
