@@ -112,17 +112,20 @@ std::optional<Fold> find_gelu(const Fusion& fusion, const std::unordered_set<con
         while (!stack.empty()) {
           const Value* v = stack.back();
           stack.pop_back();
-          if (v == r || v->is_constant() || !fold.removed.insert(v->producer).second) continue;
+          if (v == r || !v->producer || !fold.removed.insert(v->producer).second) continue;
           for (const Value* in : v->producer->inputs) stack.push_back(in);
         }
-        // y: g itself for a float32 r, else g's one cast back to r's dtype.
+        // y: g itself for a float32 r, else g's one live reader, a cast back to r's dtype.
         fold.y = g;
         if (r->dtype != DType::Float32) {
-          if (fusion.is_output(g) || g->uses.size() != 1 || g->uses[0]->op != OpKind::ConvertElementType ||
-              g->uses[0]->output()->dtype != r->dtype)
+          std::vector<const Node*> readers;
+          for (const Node* u : g->uses)
+            if (live.count(u)) readers.push_back(u);
+          if (fusion.is_output(g) || readers.size() != 1 || readers[0]->op != OpKind::ConvertElementType ||
+              readers[0]->output()->dtype != r->dtype)
             continue;
-          fold.y = g->uses[0]->output();
-          fold.removed.insert(g->uses[0]);
+          fold.y = readers[0]->output();
+          fold.removed.insert(readers[0]);
         }
         // Every value between r and y is read only there (r's casts may be read elsewhere: kept).
         bool inside = true;
