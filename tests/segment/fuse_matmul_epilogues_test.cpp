@@ -114,6 +114,33 @@ def f(a, b):
   EXPECT_EQ(run.plan.kernel_count(), 0);
 }
 
+// Each of the gelu's eight products and sums written either way round (256 spellings): every one
+// folds into the call and matches the reference.
+TEST(FuseMatmulEpilogues, EveryOperandOrder_Folds) {
+  for (int order = 0; order < 256; ++order) {
+    SCOPED_TRACE(order);
+    int bit = 0;
+    auto op = [&](const std::string& name, const std::string& p, const std::string& q) {
+      const bool swap = (order >> bit++) & 1;
+      return "prims." + name + "(" + (swap ? q : p) + ", " + (swap ? p : q) + ")";
+    };
+    std::string text = "def f(a, b):\n  # a: \"cpu f32[6, 16]\"\n  # b: \"cpu f32[16, 8]\"\n  x = prims.matmul(a, b)\n";
+    text += "  x2 = " + op("mul", "x", "x") + "\n";
+    text += "  x3 = " + op("mul", "x2", "x") + "\n";
+    text += "  s = " + op("mul", "0.044715", "x3") + "\n";
+    text += "  i = " + op("add", "x", "s") + "\n";
+    text += "  u = " + op("mul", "0.7978845608028654", "i") + "\n";
+    text += "  t = prims.tanh(u)\n";
+    text += "  o = " + op("add", "1.0", "t") + "\n";
+    text += "  h = " + op("mul", "0.5", "x") + "\n";
+    text += "  g = " + op("mul", "h", "o") + "\n  return (g,)\n";
+    const RewrittenFusion r = fuse_matmul_epilogues(*std::make_shared<Fusion>(read_trace(text)));
+    ASSERT_NE(r.fusion, nullptr) << text;
+    EXPECT_EQ(r.fusion->nodes().size(), 1u);
+    if (order % 37 == 0) EXPECT_EQ(test::run_plan_against_reference(text).plan.kernel_count(), 0);
+  }
+}
+
 // An op between the matmul and the gelu's end read elsewhere (the tanh returned), an erf gelu, or
 // the option off: the gelu is a kernel after the call, and the note names what reads the result.
 TEST(FuseMatmulEpilogues, OtherReaderErfOrOptionOff_KernelAfterTheCall) {
