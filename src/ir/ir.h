@@ -220,6 +220,14 @@ struct Node {
   Value* output() const { return outputs.at(0); }
 };
 
+// Where a contraction's optional operands sit among its inputs, -1 where it has none: matmul_add's
+// addend c (input 2) and the bias (after the operands). The reference, the planner and the
+// library call read them through this.
+struct ContractionSlots {
+  int addend = -1, bias = -1;
+};
+ContractionSlots contraction_slots(const Node& n);
+
 // The type a node gives one of its results.
 struct ValueType {
   bool is_tensor = true;

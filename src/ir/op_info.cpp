@@ -36,6 +36,11 @@ const char* op_category_name(OpCategory c) {
 }
 int op_num_outputs(OpKind op) { return op == OpKind::VarMean || op == OpKind::MatmulGelu ? 2 : 1; }
 
+ContractionSlots contraction_slots(const Node& n) {
+  const int operands = n.op == OpKind::MatmulAdd ? 3 : 2;
+  return {n.op == OpKind::MatmulAdd ? 2 : -1, static_cast<int>(n.inputs.size()) > operands ? operands : -1};
+}
+
 std::optional<OpKind> op_from_name(std::string_view prim_name) {
   for (size_t i = 0; i < kOps.size(); ++i)
     if (kOps[i].name == prim_name) return static_cast<OpKind>(i);

@@ -87,6 +87,26 @@ std::unordered_set<const Node*> live_nodes(const Fusion& fusion) {
   return live;
 }
 
+// v's one live reader, or null when v is returned or has none or several.
+const Node* only_reader(const Fusion& fusion, const std::unordered_set<const Node*>& live, const Value* v) {
+  if (fusion.is_output(v)) return nullptr;
+  const Node* reader = nullptr;
+  for (const Node* u : v->uses) {
+    if (!live.count(u)) continue;
+    if (reader) return nullptr;
+    reader = u;
+  }
+  return reader;
+}
+
+// Whether v is, through view ops, a broadcast of fewer elements (C would be a copy of it in full,
+// where a kernel adding it reads each element once).
+bool is_broadcast(const Value* v) {
+  for (const Value* w = v; w->producer && is_view_op(w->producer->op); w = w->producer->inputs[0])
+    if (w->producer->inputs[0]->numel() < v->numel()) return true;
+  return false;
+}
+
 // The fold of the gelu of matmul `mm`'s result, if its pattern is there and nothing live reads
 // the ops between.
 std::optional<Fold> find_gelu(const Fusion& fusion, const std::unordered_set<const Node*>& live, const Node& mm) {
@@ -118,14 +138,10 @@ std::optional<Fold> find_gelu(const Fusion& fusion, const std::unordered_set<con
         // y: g itself for a float32 r, else g's one live reader, a cast back to r's dtype.
         fold.y = g;
         if (r->dtype != DType::Float32) {
-          std::vector<const Node*> readers;
-          for (const Node* u : g->uses)
-            if (live.count(u)) readers.push_back(u);
-          if (fusion.is_output(g) || readers.size() != 1 || readers[0]->op != OpKind::ConvertElementType ||
-              readers[0]->output()->dtype != r->dtype)
-            continue;
-          fold.y = readers[0]->output();
-          fold.removed.insert(readers[0]);
+          const Node* narrow = only_reader(fusion, live, g);
+          if (!narrow || narrow->op != OpKind::ConvertElementType || narrow->output()->dtype != r->dtype) continue;
+          fold.y = narrow->output();
+          fold.removed.insert(narrow);
         }
         // Every value between r and y is read only there (r's casts may be read elsewhere: kept).
         bool inside = true;
@@ -156,22 +172,12 @@ std::optional<Fold> find_gelu(const Fusion& fusion, const std::unordered_set<con
 }
 
 // The fold of a residual add of matmul `mm`'s result r, its one reader: y = convert(float32(r) +
-// float32(c), r's dtype), or y = r + c for a float32 or float64 r, c of r's shape and dtype (not a
-// broadcast: is_broadcast, checked by the caller).
+// float32(c), r's dtype), or y = r + c for a float32 or float64 r, c of r's shape and dtype and no
+// broadcast.
 std::optional<Fold> find_residual(const Fusion& fusion, const std::unordered_set<const Node*>& live, const Node& mm) {
   const Value* r = mm.output();
   if (!is_floating(r->dtype) || r->numel() == 0) return {};
-  // The one live reader of v, unless v is returned.
-  auto only_reader = [&](const Value* v) -> const Node* {
-    if (fusion.is_output(v)) return nullptr;
-    const Node* reader = nullptr;
-    for (const Node* u : v->uses) {
-      if (!live.count(u)) continue;
-      if (reader) return nullptr;
-      reader = u;
-    }
-    return reader;
-  };
+  auto reader_of = [&](const Value* v) { return only_reader(fusion, live, v); };
   auto cast_to = [](const Node* n, DType d) { return n && n->op == OpKind::ConvertElementType && n->output()->dtype == d; };
   const bool wide = r->dtype == DType::Float32 || r->dtype == DType::Float64;
   Fold fold;
@@ -179,12 +185,12 @@ std::optional<Fold> find_residual(const Fusion& fusion, const std::unordered_set
   fold.removed.insert(&mm);
   const Value* x = r;  // r as the add reads it
   if (!wide) {
-    const Node* widen = only_reader(r);
+    const Node* widen = reader_of(r);
     if (!cast_to(widen, DType::Float32)) return {};
     fold.removed.insert(widen);
     x = widen->output();
   }
-  const Node* add = only_reader(x);
+  const Node* add = reader_of(x);
   if (!add || add->op != OpKind::Add || add->inputs.size() != 2 || add->inputs[0] == add->inputs[1]) return {};
   fold.removed.insert(add);
   const Value* other = add->inputs[add->inputs[0] == x ? 1 : 0];
@@ -192,26 +198,19 @@ std::optional<Fold> find_residual(const Fusion& fusion, const std::unordered_set
   fold.c = other;
   fold.y = add->output();
   if (wide) {
-    if (other->dtype != r->dtype) return {};
+    if (other->dtype != r->dtype || is_broadcast(other)) return {};
     return fold;
   }
-  const Node* narrow = only_reader(add->output());
+  const Node* narrow = reader_of(add->output());
   if (!cast_to(other->producer, DType::Float32) || other->producer->inputs[0]->dtype != r->dtype ||
       !cast_to(narrow, r->dtype))
     return {};
   fold.c = other->producer->inputs[0];
-  if (only_reader(other)) fold.removed.insert(other->producer);
+  if (is_broadcast(fold.c)) return {};
+  if (reader_of(other)) fold.removed.insert(other->producer);
   fold.removed.insert(narrow);
   fold.y = narrow->output();
   return fold;
-}
-
-// Whether v is, through view ops, a broadcast of fewer elements (C would be a copy of it in full,
-// where a kernel adding it reads each element once).
-bool is_broadcast(const Value* v) {
-  for (const Value* w = v; w->producer && is_view_op(w->producer->op); w = w->producer->inputs[0])
-    if (w->producer->inputs[0]->numel() < v->numel()) return true;
-  return false;
 }
 
 }  // namespace
@@ -226,7 +225,7 @@ RewrittenFusion fuse_matmul_epilogues(const Fusion& fusion) {
     if (n->op != OpKind::Matmul || !live.count(n.get())) continue;
     std::optional<Fold> fold = find_gelu(fusion, live, *n);
     if (!fold) fold = find_residual(fusion, live, *n);
-    if (!fold || (fold->c && is_broadcast(fold->c))) continue;
+    if (!fold) continue;
     removed.insert(fold->removed.begin(), fold->removed.end());
     folds.emplace(fold->c ? fold->y->producer : n.get(), std::move(*fold));
   }
@@ -245,7 +244,7 @@ RewrittenFusion fuse_matmul_epilogues(const Fusion& fusion) {
     const Value* y = fold.y;
     std::vector<Value*> inputs = {rw.map(mm.inputs[0]), rw.map(mm.inputs[1])};
     if (fold.c) inputs.push_back(rw.map(fold.c));
-    if (mm.inputs.size() > 2) inputs.push_back(rw.map(mm.inputs[2]));
+    if (const int bias = contraction_slots(mm).bias; bias >= 0) inputs.push_back(rw.map(mm.inputs[static_cast<size_t>(bias)]));
     if (fold.c) {
       rw.replace(y, rw.add(OpKind::MatmulAdd, std::move(inputs), NoAttrs{}, y->name, mm.line));
       notes.push_back(y->name + " = matmul_add: matmul " + r->name + " plus " + fold.c->name + " (" +

@@ -26,12 +26,13 @@ C gelu_tanh(C x) {
 std::vector<HostTensor> run_matmul(const Node& node, const std::vector<HostArg>& inputs) {
   VF_INTERNAL_CHECK(op_category(node.op) == OpCategory::Contraction, "reference: prims.", op_name(node.op),
                     " is not a matmul");
-  const bool gelu = node.op == OpKind::MatmulGelu, add = node.op == OpKind::MatmulAdd;
-  auto operand = [&](size_t i) { return i < inputs.size() ? &std::get<HostTensor>(inputs[i]) : nullptr; };
+  const bool gelu = node.op == OpKind::MatmulGelu;
+  auto operand = [&](int i) { return i >= 0 ? &std::get<HostTensor>(inputs.at(static_cast<size_t>(i))) : nullptr; };
+  const ContractionSlots slots = contraction_slots(node);
   const HostTensor& a = *operand(0);
   const HostTensor& b = *operand(1);
-  const HostTensor* addend = add ? operand(2) : nullptr;
-  const HostTensor* bias = operand(add ? 3 : 2);
+  const HostTensor* addend = operand(slots.addend);
+  const HostTensor* bias = operand(slots.bias);
   const Value& result = *node.output();
   HostTensor out = HostTensor::empty(result.dtype, result.shape);
   HostTensor sum = gelu ? HostTensor::empty(result.dtype, result.shape) : HostTensor{};

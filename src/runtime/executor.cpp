@@ -222,8 +222,9 @@ struct GemmInputs {
   const Value* bias = nullptr;
 };
 GemmInputs gemm_inputs(const Node& mm) {
-  const size_t first = mm.op == OpKind::MatmulAdd ? 3 : 2;  // the bias's index
-  return {mm.op == OpKind::MatmulAdd ? mm.inputs.at(2) : nullptr, mm.inputs.size() > first ? mm.inputs[first] : nullptr};
+  const ContractionSlots slots = contraction_slots(mm);
+  auto input = [&](int i) { return i >= 0 ? mm.inputs[static_cast<size_t>(i)] : nullptr; };
+  return {input(slots.addend), input(slots.bias)};
 }
 
 // A library segment's cuBLASLt call, or null where the host runs it: an operand (or the result)

@@ -305,11 +305,12 @@ class Planner {
     std::vector<const Value*> written;
     std::vector<std::pair<const Value*, Placement>> written_placements;
     std::string operands;
-    const bool add = n->op == OpKind::MatmulAdd;
+    const ContractionSlots slots = contraction_slots(*n);
     for (size_t i = 0; i < n->inputs.size(); ++i) {
       const Value* v = n->inputs[i];
       enum Role { A, B, Addend, Bias };
-      const Role role = i < 2 ? Role(i) : add && i == 2 ? Addend : Bias;
+      const int k = static_cast<int>(i);
+      const Role role = k == slots.addend ? Addend : k == slots.bias ? Bias : Role(k);
       static constexpr const char* kRoles[] = {"a = ", "b = ", "c = ", "bias = "};
       operands += std::string(operands.empty() ? "" : "; ") + kRoles[role] + v->name + ", ";
       auto problem_of = [role](const Layout& l) {
@@ -347,8 +348,8 @@ class Planner {
     std::string order;
     std::vector<const Value*> roots = {out};
     std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, result_layout(n, &order)}}};
-    std::string epilogue = n->inputs.size() > (add ? 3u : 2u) ? "bias" : "";
-    if (add) epilogue = std::string("+ c (C, beta = 1)") + (epilogue.empty() ? "" : ", then bias");
+    std::string epilogue = slots.bias >= 0 ? "bias" : "";
+    if (slots.addend >= 0) epilogue = std::string("+ c (C, beta = 1)") + (epilogue.empty() ? "" : ", then bias");
     if (n->op == OpKind::MatmulGelu) {
       epilogue += (epilogue.empty() ? "" : ", ") + std::string("tanh gelu");
       const Value* r = n->outputs[1];  // the matmul's own result: cuBLASLt's aux output, where it is read
