@@ -15,7 +15,7 @@ struct ColumnSplit {
   int64_t k = 0, chunk = 0;
 };
 
-ColumnSplit column_split_of(const Node& n) {
+ColumnSplit column_split_of(const Node& n, int64_t chunks) {
   if (n.op != OpKind::Sum && n.op != OpKind::Prod && n.op != OpKind::Amax && n.op != OpKind::Amin) return {};
   const Value* in = n.inputs[0];
   if (is_bool(in->dtype) || in->numel() == 0) return {};
@@ -25,15 +25,15 @@ ColumnSplit column_split_of(const Node& n) {
   if (k == 0 || k >= in->rank() || dims.back() != k - 1) return {};  // the leading dims, some kept
   int64_t rows = 1, columns = 1;
   for (int64_t d = 0; d < in->rank(); ++d) (d < k ? rows : columns) *= in->shape[d];
-  if (rows < 2 * kColumnChunks || columns < kColumnMinColumns) return {};
+  if (rows < 2 * chunks || columns < kColumnMinColumns) return {};
   for (int64_t c = kColumnMaxChunk; c >= 2; c /= 2)
-    if (in->shape[k - 1] % c == 0 && rows / c >= kColumnChunks) return {k, c};
+    if (in->shape[k - 1] % c == 0 && rows / c >= chunks) return {k, c};
   return {};
 }
 
 // The rewrite of column reduction n (its split's chunk > 0), and its note.
-std::string split_columns(FusionRewriter& r, const Node& n) {
-  const ColumnSplit s = column_split_of(n);
+std::string split_columns(FusionRewriter& r, const Node& n, int64_t chunks) {
+  const ColumnSplit s = column_split_of(n, chunks);
   const Value* in = n.inputs[0];
   const Value* out = n.output();
   Value* x = r.map(in);
@@ -44,10 +44,10 @@ std::string split_columns(FusionRewriter& r, const Node& n) {
   }
   if (wide != in->dtype)
     x = r.add(OpKind::ConvertElementType, {x}, CastAttrs{wide}, r.fresh(out->name + "_wide_in"), n.line);
-  Shape chunks = in->shape;
-  chunks[static_cast<size_t>(s.k - 1)] /= s.chunk;
-  chunks.insert(chunks.begin() + s.k, s.chunk);
-  x = r.add(OpKind::Reshape, {x}, ReshapeAttrs{chunks}, r.fresh(out->name + "_chunks"), n.line);
+  Shape chunked = in->shape;
+  chunked[static_cast<size_t>(s.k - 1)] /= s.chunk;
+  chunked.insert(chunked.begin() + s.k, s.chunk);
+  x = r.add(OpKind::Reshape, {x}, ReshapeAttrs{chunked}, r.fresh(out->name + "_chunks"), n.line);
   const std::string partials = r.fresh(out->name + "_partial");
   Value* partial = r.add(n.op, {x}, DimsAttrs{{s.k}}, partials, n.line);
   std::vector<int64_t> leading;
@@ -64,8 +64,11 @@ std::string split_columns(FusionRewriter& r, const Node& n) {
 
 }  // namespace
 
-RewrittenFusion split_column_reductions(const Fusion& fusion) {
-  return rewrite_nodes(fusion, [](const Node& n) { return column_split_of(n).chunk > 0; }, split_columns);
+RewrittenFusion split_column_reductions(const Fusion& fusion, int64_t chunks) {
+  VF_USER_CHECK(chunks >= 1, "PlanOptions::column_chunks must be at least 1, got ", chunks);
+  return rewrite_nodes(
+      fusion, [&](const Node& n) { return column_split_of(n, chunks).chunk > 0; },
+      [&](FusionRewriter& r, const Node& n) { return split_columns(r, n, chunks); });
 }
 
 }  // namespace vf

@@ -13,10 +13,11 @@
 // the kernel that reduces or stores those rows computes it in the same pass over them (one read of
 // the rows for a norm's backward, its input gradient and its weight's and bias's gradients). The
 // second stage reduces the partials, R / C rows of I columns, in a kernel of its own. C is the
-// largest power of two up to 32 dividing R_{k-1} that leaves at least kColumnChunks chunks (teams
-// enough for the GPU); sums and products of half types take float32 partials, integers int64,
-// converted back at the end. Applied when the rows number at least 2 * kColumnChunks and the
-// columns at least kColumnMinColumns (a warp's width: fewer would leave a team's lanes idle).
+// largest power of two up to 32 dividing R_{k-1} that leaves at least `chunks` chunks (teams
+// enough for the GPU; PlanOptions::column_chunks, kColumnChunks by default); sums and products of
+// half types take float32 partials, integers int64, converted back at the end. Applied when the
+// rows number at least 2 * `chunks` and the columns at least kColumnMinColumns (a warp's width:
+// fewer would leave a team's lanes idle).
 // Results differ from the unsplit reduction only in the order of floating additions.
 #pragma once
 
@@ -28,6 +29,6 @@ namespace vf {
 inline constexpr int64_t kColumnChunks = 512, kColumnMinColumns = 32, kColumnMaxChunk = 32;
 
 // The rewritten fusion (null when nothing was split) and a note per split reduction.
-RewrittenFusion split_column_reductions(const Fusion& fusion);
+RewrittenFusion split_column_reductions(const Fusion& fusion, int64_t chunks = kColumnChunks);
 
 }  // namespace vf

@@ -10,6 +10,7 @@
 #include "codegen/kernel_spec.h"
 #include "ir/ir.h"
 #include "layout/layout.h"
+#include "passes/split_column_reductions.h"
 
 namespace vf {
 
@@ -92,6 +93,9 @@ struct PlanOptions {
   // Fold the tanh gelu of a matmul's result into the library call's epilogue
   // (passes/fuse_matmul_epilogues.h); false computes it in a kernel after the call.
   bool matmul_epilogues = true;
+  // The chunks a column reduction is cut into, at least (passes/split_column_reductions.h): teams
+  // enough to keep the GPU's loads in flight; more chunks write more partials.
+  int64_t column_chunks = kColumnChunks;
 };
 
 struct Plan {

@@ -761,7 +761,7 @@ Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts,
   if (options.matmul_epilogues) apply(fuse_matmul_epilogues);
   apply(fold_trivial_reductions);
   if (options.split_reductions && options.reductions_in_kernels) {
-    apply(split_column_reductions);
+    apply([&](const Fusion& f) { return split_column_reductions(f, options.column_chunks); });
     apply(split_long_reductions);
   }
   if (!rewritten) return Planner(fusion, input_layouts, options).run();

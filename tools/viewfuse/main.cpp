@@ -30,6 +30,7 @@ struct RunOptions {
   bool keep_round_trips = false;
   bool no_epilogues = false;
   bool deterministic = false;
+  int64_t column_chunks = vf::kColumnChunks;
   bool json = false;
   std::string target = "cpu";
   bool specialize = false;
@@ -43,6 +44,7 @@ vf::PlanOptions plan_options(const RunOptions& o) {
   options.elide_round_trips = !o.keep_round_trips;
   options.deterministic_scatters = o.deterministic;
   options.matmul_epilogues = !o.no_epilogues;
+  options.column_chunks = o.column_chunks;
   return options;
 }
 
@@ -141,6 +143,8 @@ int main(int argc, char** argv) {
   run->add_flag("--deterministic", o.deterministic, deterministic_help);
   const char* epilogue_help = "Compute a matmul's gelu in a kernel after the call, not in its epilogue";
   run->add_flag("--no-epilogues", o.no_epilogues, epilogue_help);
+  const char* chunks_help = "Cut a column reduction into at least this many chunks of rows (default 512)";
+  run->add_option("--column-chunks", o.column_chunks, chunks_help)->check(CLI::PositiveNumber);
 
   CLI::App* explain = app.add_subcommand("explain", "Print the plan: segments, view-op decisions, bytes");
   explain->add_option("trace", o.trace, "Thunder trace file")->required();
@@ -149,6 +153,7 @@ int main(int argc, char** argv) {
   explain->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
   explain->add_flag("--deterministic", o.deterministic, deterministic_help);
   explain->add_flag("--no-epilogues", o.no_epilogues, epilogue_help);
+  explain->add_option("--column-chunks", o.column_chunks, chunks_help)->check(CLI::PositiveNumber);
 
   CLI::App* codegen = app.add_subcommand("codegen", "Print the generated kernels");
   codegen->add_option("trace", o.trace, "Thunder trace file")->required();
@@ -157,6 +162,7 @@ int main(int argc, char** argv) {
   codegen->add_flag("--keep-round-trips", o.keep_round_trips, keep_help);
   codegen->add_flag("--deterministic", o.deterministic, deterministic_help);
   codegen->add_flag("--no-epilogues", o.no_epilogues, epilogue_help);
+  codegen->add_option("--column-chunks", o.column_chunks, chunks_help)->check(CLI::PositiveNumber);
   codegen->add_flag("--specialize", o.specialize,
                     "Print the kernels specialized to the trace's sizes, as a run makes them for launches it repeats");
   codegen->add_flag("--kernel-ir", o.kernel_ir,
