@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <regex>
 #include <string>
 
 #include "runtime/cuda_api.h"
@@ -34,6 +35,14 @@ namespace vf::test {
 inline bool nvrtc_checks_enabled() {
   const char* env = std::getenv("VF_TEST_NVRTC");
   return nvrtc_available() && !(env && std::string(env) == "0");
+}
+
+// Bytes of spill stores in ptxas's report (NvrtcOptions::ptxas_report) of one kernel's compile
+// log, or -1 where the log has no report.
+inline int64_t ptxas_spill_store_bytes(const std::string& log) {
+  std::smatch m;
+  if (!std::regex_search(log, m, std::regex("([0-9]+) bytes spill stores"))) return -1;
+  return std::stoll(m[1].str());
 }
 
 // A path under the temporary directory that nothing else uses: <name>_<pid>_<random>, removed if

@@ -1,6 +1,8 @@
 // The CUDA schedule of a reduction nest (kernel_ir.h): a team of threads (a warp, a block of up to
 // 1024 threads, or one thread when many rows reduce outer dims; schedule_cuda.cpp chooses) takes
-// a row at a time, in a grid-stride loop over rows. Each thread accumulates its share of the
+// a row at a time, in a grid-stride loop over rows. A sliced nest (fewer rows reducing outer dims)
+// takes tiles of 32 neighbouring rows instead, a lane per row and a warp per slice of the rows'
+// elements, so that a warp's loads are neighbours. Each thread accumulates its share of the
 // reduced elements; the team combines the partial results with warp shuffles (and shared memory
 // across the block's warps), so that every thread of the team holds the row's result, and the
 // next phase or the stores use it. Row stores are made by the team's first thread.
@@ -46,6 +48,22 @@ void emit_team_reduce(const ReduceStmt& r, int k, int team, const std::string& i
   out += indent + "}\n";
 }
 
+// Combines acc over a sliced nest's slices (ReductionSchedule::slices: warp w of the block holds
+// slice w of the row that its lane takes); every thread ends with its row's result. Tiles alternate
+// between two buffers (`parity`), as rows do in emit_team_reduce.
+void emit_slice_reduce(const ReduceStmt& r, int k, int slices, const std::string& indent, std::string& out) {
+  if (slices == 1) return;
+  const std::string acc = "acc" + std::to_string(k), smem = "red" + std::to_string(k), buf = smem + "[parity]";
+  out += indent + "{\n";
+  out += indent + "  __shared__ " + compute_type(r.acc_dtype) + " " + smem + "[2][" + std::to_string(slices) + "][32];\n";
+  out += indent + "  " + buf + "[threadIdx.x / 32][threadIdx.x % 32] = " + acc + ";\n";
+  out += indent + "  __syncthreads();\n";
+  out += indent + "  " + acc + " = " + buf + "[0][threadIdx.x % 32];\n";
+  out += "#pragma unroll\n";
+  out += indent + "  for (int w = 1; w < " + std::to_string(slices) + "; ++w) " + acc + " = " +
+         reduce_combine(r, acc, buf + "[w][threadIdx.x % 32]") + ";\n";
+  out += indent + "}\n";
+}
 
 // One row of a reduction nest under one schedule. With per_thread > 0, thread `lane` of the team
 // takes groups of v consecutive elements, group g starting at (g * team + lane) * v, and the loads
@@ -63,7 +81,8 @@ class RowSchedule {
   RowSchedule(const LoopNest& nest, ScopedEmitter& em, const std::vector<std::string>& vars, const std::string& prefix,
               int team, const ReductionSchedule& r)
       : nest_(nest), em_(em), vars_(vars), p_(prefix), team_(team), per_thread_(r.per_thread),
-        packed_(r.packed), packed_store_(r.packed_store), cached_(r.cached), v_(r.per_thread > 0 ? r.vec : 1) {
+        packed_(r.packed), packed_store_(r.packed_store), cached_(r.cached), preloaded_(r.preloaded),
+        preload_row_values_(r.preload_row_values && r.per_thread > 0), v_(r.per_thread > 0 ? r.vec : 1) {
     for (int phase = 0; phase < nest.phase_count(); ++phase) needs_.push_back(nest.needed_values(nest.phase_operands(phase)));
     std::vector<int> stored;
     for (const StoreStmt& s : nest.stores)
@@ -74,6 +93,7 @@ class RowSchedule {
       cached_.assign(nest.values.size(), 0);
       packed_store_.assign(nest.stores.size(), 0);
     }
+    preloaded_.resize(nest.values.size(), 0);
   }
 
   // The (dtype, param, index) of the packed loads and stores.
@@ -110,14 +130,31 @@ class RowSchedule {
       store_override_[static_cast<int>(k)] = acc + " = (" + column_first + ") ? (" + compute_type(s.dtype) + ")" + v +
                                              " : " + reduce_combine(r, acc, v) + ";";
     }
+    if (preload_row_values_) {
+      // The row's scalar loads that no reduction feeds, before the first loop (in flight with it).
+      std::vector<char> inner;
+      std::vector<int> ready, loads;
+      nest_.scope_of_values(inner, ready);
+      for (size_t id = 0; id < nest_.values.size(); ++id) {
+        if (nest_.values[id].op != ValueOp::Load || inner[id] || ready[id] != 0) continue;
+        bool needed = false;
+        for (const auto& need : needs_) needed = needed || need[id];
+        if (needed) loads.push_back(static_cast<int>(id));
+      }
+      em_.define(loads, {}, true, indent, out);
+    }
     ReductionRowHooks hooks;
     hooks.inner_loop = [&](const std::function<void(const std::string&)>& body) { loop(body, indent, out); };
     hooks.after_phase = [&](int phase) {
-      for (size_t k = 0; k < nest_.reductions.size(); ++k)
-        if (nest_.reductions[k].phase == phase)
+      for (size_t k = 0; k < nest_.reductions.size(); ++k) {
+        if (nest_.reductions[k].phase != phase) continue;
+        if (sliced)
+          emit_slice_reduce(nest_.reductions[k], static_cast<int>(k), team_, indent, out);
+        else
           emit_team_reduce(nest_.reductions[k], static_cast<int>(k), team_, indent, out);
+      }
     };
-    hooks.row_guard = "if (lane == 0)";
+    hooks.row_guard = sliced ? "if (lane == 0 && row_in)" : "if (lane == 0)";
     hooks.column_first = column_first;
     if (per_thread_ > 0) {
       hooks.element_guard = "in";
@@ -130,6 +167,9 @@ class RowSchedule {
 
  int vec() const { return v_; }
 
+  // A sliced nest (ReductionSchedule::slices): the team is the row's slices, one per warp, and
+  // only rows inside the nest (`row_in`) store.
+  bool sliced = false;
   std::string column_first;  // a serial nest: the condition that the row is its chunk's first
   // A serial nest's column stores kept in registers, cacc<k>[it], over the chunk's rows (the
   // packed schedule): declare_columns before the chunk, flush_columns after it.
@@ -187,7 +227,8 @@ class RowSchedule {
     const int l = loop_++;
     const std::string T = std::to_string(team_), V = std::to_string(v_), i2 = indent + "  ", i4 = indent + "    ";
     if (per_thread_ == 0) {
-      out += "#pragma unroll 4\n";
+      // A sliced nest's thread takes about 16 elements of its row: 8 loads of each input in flight.
+      out += sliced ? "#pragma unroll 8\n" : "#pragma unroll 4\n";
       out += indent + "for (vf_i64 k = lane; k < inner; k += " + T + ") {\n";
       unravel_inner("(vf_index)k", i2, out);
       const auto saved = em_.save();
@@ -204,7 +245,8 @@ class RowSchedule {
     out += i2 + "const vf_index kb = in ? kg : 0;\n";
     std::vector<int> load_now, local, stores_now, roots;
     for (size_t id = 0; id < nest_.values.size(); ++id) {
-      if (!packed_[id] || !needs_[l][id] || override_.count(static_cast<int>(id))) continue;
+      const bool wanted = needs_[l][id] || (l == 0 && preloaded_[id]);
+      if (!packed_[id] || !wanted || override_.count(static_cast<int>(id))) continue;
       load_now.push_back(static_cast<int>(id));
       roots.push_back(nest_.values[id].index);
       const std::string name = "pk" + std::to_string(id);
@@ -312,7 +354,8 @@ class RowSchedule {
   std::string p_;
   int team_, per_thread_;
   std::vector<std::vector<char>> needs_;  // per loop over the row: the values it needs
-  std::vector<char> packed_, packed_store_, cached_;
+  std::vector<char> packed_, packed_store_, cached_, preloaded_;
+  bool preload_row_values_;
   std::unordered_map<int, std::string> override_, store_override_;
   int loop_ = 0;
   int v_;
@@ -341,8 +384,13 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
   // The row length in the index type: the loops compare it with their 32-bit positions.
   out += "    const vf_i64 rows = " + rows + ";\n";
   out += "    const vf_index inner = (vf_index)(" + count + ");\n";
-  out += "    const int lane = threadIdx.x % " + T + ";\n";
-  out += "    const vf_i64 teams = (vf_i64)gridDim.x * (blockDim.x / " + T + ");\n";
+  const bool sliced = schedule.reduction.slices > 0;
+  if (sliced) {  // a tile of 32 neighbouring rows per pass, a warp per slice of their elements
+    out += "    const int lane = threadIdx.x / 32;\n";
+  } else {
+    out += "    const int lane = threadIdx.x % " + T + ";\n";
+    out += "    const vf_i64 teams = (vf_i64)gridDim.x * (blockDim.x / " + T + ");\n";
+  }
   out += "    (void)inner;\n";
   out += "    int parity = 0;\n";
   // With 32-bit index math the row's multi-index comes from host dividers (a block reduces one
@@ -351,8 +399,17 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
   for (size_t d = 0; d < chunk_rank; ++d) row_sizes.push_back(p + "s" + std::to_string(d));
   if (kabi.index32) emit_dividers(schedule.dividers, p, "    ", out);
   // A serial nest's team walks its chunk's rows in order (the serial loop): parity flips per row.
-  out += "    for (vf_i64 row = (vf_i64)blockIdx.x * (blockDim.x / " + T + ") + threadIdx.x / " + T +
-         "; row < rows; row += teams" + (nest.serial ? "" : ", parity ^= 1") + ") {\n";
+  if (sliced) {
+    // The block's passes are uniform (its barriers); a lane past the last row takes the last row
+    // again and stores nothing.
+    out += "    for (vf_i64 tile = blockIdx.x; tile * 32 < rows; tile += gridDim.x, parity ^= 1) {\n";
+    out += "      const vf_i64 row_at = tile * 32 + threadIdx.x % 32;\n";
+    out += "      const bool row_in = row_at < rows;\n";
+    out += "      const vf_i64 row = row_in ? row_at : rows - 1;\n";
+  } else {
+    out += "    for (vf_i64 row = (vf_i64)blockIdx.x * (blockDim.x / " + T + ") + threadIdx.x / " + T +
+           "; row < rows; row += teams" + (nest.serial ? "" : ", parity ^= 1") + ") {\n";
+  }
   if (kabi.index32) {
     for (const std::string& v : row_vars) out += "      vf_index " + v + ";\n";
     emit_unravel("(vf_index)row", row_sizes, row_vars, "", true, p, "      ", out);
@@ -364,6 +421,7 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
   ScopedEmitter em(nest, vars, "vf_index");
   RowSchedule rs(nest, em, vars, p, team, schedule.reduction);
   RowSchedule strided(nest, em, vars, p, team, ReductionSchedule{});
+  rs.sliced = strided.sliced = sliced;
   const std::string serial_var = nest.serial ? vars[rank - 1] : "";
   if (nest.serial) rs.column_first = strided.column_first = serial_var + " == 0";
   // The alignment of every packed address of the row, into `flag`: the row's first element (v

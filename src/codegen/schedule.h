@@ -65,10 +65,18 @@ struct ReductionSchedule {
   int per_thread = 0;  // row elements each thread keeps in registers (0: a strided loop over the row)
   int vec = 1;         // consecutive row elements a thread takes at a time (one 16-byte load)
   int registers = 64;  // registers per thread the schedule is made for (sets __launch_bounds__)
+  // A sliced nest (> 0): blocks of 32 x slices threads take tiles of 32 neighbouring rows, lane l
+  // row l of the tile, warp w the row's elements w, w + slices, ... (the team is the slices).
+  int slices = 0;
+  int load_registers = 0;  // what the row's loads take, were they all kept (choose_team's estimate)
   // With per_thread > 0, per value id: a load moved in packs of vec (packed), or kept in registers
   // for the row's later loops (cached: a load or a math-function result that several loops need);
-  // per store: a full-shape store moved in packs.
-  std::vector<char> packed, cached, packed_store;
+  // per store: a full-shape store moved in packs. Preloaded: a packed load that only a later loop
+  // needs, read in the first loop with the others (so that a row waits for memory once).
+  std::vector<char> packed, cached, packed_store, preloaded;
+  // The row's scalar loads (a norm's saved statistics) that no reduction's result feeds are read
+  // before its first loop, in flight with it (emit_cuda_reduction.cpp).
+  bool preload_row_values = false;
 };
 
 struct NestSchedule {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
+#include <string>
 
 #include "base/error.h"
 
@@ -65,7 +67,8 @@ bool calls_math_function(OpKind fn) {
 //
 // Reducing outer dims of many rows: a thread per row, so that a warp's loads are neighbours along
 // the innermost (row) dim, the row in registers when it has at most 16 elements (64 registers of
-// loads).
+// loads). Of fewer rows (at least 32, below 32K), with only row stores: sliced, a lane per row of
+// a tile of 32 and warps splitting the rows' elements.
 //
 // Otherwise a team of threads takes a row (a serial nest: a chunk of rows, in order), each thread v
 // consecutive elements at a time (v fills 16 bytes of the widest dtype that moves with unit stride
@@ -81,6 +84,20 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
     for (const ValueExpr& e : nest.values) loads += e.op == ValueOp::Load;
     if (n.inner > 0 && n.inner <= 16 && loads * n.inner <= 64)
       r.per_thread = static_cast<int32_t>(std::bit_ceil(static_cast<uint64_t>(n.inner)));
+    return;
+  }
+  if (!n.inner_reduced && n.rows >= 32 && !nest.serial &&
+      std::all_of(nest.stores.begin(), nest.stores.end(), [](const StoreStmt& s) { return s.row; })) {
+    // Fewer rows reducing outer dims (a column reduction's partials, [chunks, C] to [C]): a team
+    // per row would read each element alone, a thread per row leave the GPU idle. Sliced: 32
+    // neighbouring rows per block, their elements split among up to 32 warps, about 16 a thread,
+    // within 32 KB of shared memory for the warps' results.
+    int64_t acc_bytes = 0;
+    for (const ReduceStmt& red : nest.reductions) acc_bytes += 2 * 32 * std::max<int64_t>(4, dtype_size(red.acc_dtype));
+    int slices = 1;
+    while (slices < 32 && slices * 16 < n.inner && 2 * slices * acc_bytes <= 32 * 1024) slices *= 2;
+    n.team = slices;
+    r.slices = slices;
     return;
   }
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
@@ -117,6 +134,7 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
     n.team = team;
     r.vec = vec;
     r.per_thread = static_cast<int32_t>(groups * vec);
+    r.load_registers = static_cast<int>(registers);
     r.registers = registers <= 48 ? 64 : 96;  // the row, its addresses and the math around it
     // A serial nest also keeps its column accumulators (per_thread per column store) over the
     // chunk: 128 registers, 4 blocks of 128 per multiprocessor, which its ~512 chunks fill.
@@ -131,6 +149,15 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
 // do; the loads, math-function results and random numbers (a Philox block each) that several of
 // the row's loops (its phases', then the stores') need stay in registers, so that the row is read
 // once, softmax's exp computed once and a dropout's mask drawn once.
+// VF_PRELOAD=0 turns the preloading below off (an A/B switch for measuring it on a GPU).
+bool preload_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("VF_PRELOAD");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
 void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fields, ReductionSchedule& r) {
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
   r.packed.assign(nest.values.size(), 0);
@@ -160,6 +187,21 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
     const bool costly = e.op == ValueOp::Load || e.op == ValueOp::Uniform ||
                         (e.op == ValueOp::Apply && calls_math_function(e.fn));
     r.cached[id] = costly && uses >= 2 && inner_value[id];
+  }
+  // A row waits for memory once: its scalar loads (a norm's saved statistics) go before its first
+  // loop, and, where every load of the row kept takes at most half the registers (ptxas spills
+  // beyond), the packed loads of the later loops (a residual read by the stores, a norm's weight)
+  // are read by the first.
+  r.preloaded.assign(nest.values.size(), 0);
+  r.preload_row_values = preload_enabled();
+  if (!r.preload_row_values || 2 * r.load_registers > r.registers) return;
+  for (size_t id = 0; id < nest.values.size(); ++id) {
+    if (!r.packed[id] || ready[id] != 0 || needs[0][id]) continue;
+    bool later = false;
+    for (size_t l = 1; l < needs.size(); ++l) later = later || needs[l][id];
+    if (!later) continue;
+    r.preloaded[id] = 1;
+    r.cached[id] = 1;
   }
 }
 
@@ -461,7 +503,10 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir) {
     nest.kind = NestKind::Reduction;
     choose_team(ir.nests[n], s.abi.fields, s.abi.nests[n], nest.reduction);
     choose_row_registers(ir.nests[n], s.abi.fields, nest.reduction);
-    if (s.abi.nests[n].team > 32) s.abi.block_size = s.abi.nests[n].team;
+    if (nest.reduction.slices > 0)
+      s.abi.block_size = 32 * nest.reduction.slices;
+    else if (s.abi.nests[n].team > 32)
+      s.abi.block_size = s.abi.nests[n].team;
   }
   // Pointwise nests: tiles for transposes, else packs where the buffers allow them.
   const std::vector<int> sides = tile_sides(ir);

@@ -39,12 +39,9 @@ int64_t spill_store_bytes(const Fusion& f) {
   NvrtcOptions options;
   options.ptxas_report = true;
   const CompiledCuda compiled = nvrtc_compile(k.source, "spills", 9, 0, options);
-  std::smatch m;
-  if (!std::regex_search(compiled.log, m, std::regex("([0-9]+) bytes spill stores"))) {
-    ADD_FAILURE() << "no spill report in NVRTC's log:\n" << compiled.log;
-    return -1;
-  }
-  return std::stoll(m[1].str());
+  const int64_t bytes = test::ptxas_spill_store_bytes(compiled.log);
+  if (bytes < 0) ADD_FAILURE() << "no spill report in NVRTC's log:\n" << compiled.log;
+  return bytes;
 }
 
 using test::constant;

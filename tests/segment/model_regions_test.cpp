@@ -1,10 +1,12 @@
 // The regions of real training steps (tests/segment/model_regions: nanoGPT's and a Llama's, saved
 // by bench/model_steps.py with their input layouts): each plans, every kernel's source generates
-// for both targets (and compiles with NVRTC where it is there), every kernel writes something, and
+// for both targets (and compiles with NVRTC for sm_90 where it is there, spilling no more than
+// recorded), every kernel writes something, and
 // the kernel counts, kernel names and bytes match the golden summary, model_regions/expected.txt.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "codegen/generate_kernel.h"
@@ -27,6 +29,14 @@ std::string mib(int64_t bytes) {
   s << std::fixed << static_cast<double>(bytes) / (1 << 20) << " MiB";
   return s.str();
 }
+
+// Bytes of spill stores that ptxas (NVRTC 13.0, sm_90) reports for the kernels that spill; every
+// other kernel spills none. Lower one when a change removes a spill.
+const std::map<std::string, int64_t> kSpillAllowance = {
+    {"vf_pointwise_mul_sub_add_cat", 380},              // Llama's RoPE: 8 packs a step, 64 registers
+    {"vf_pointwise_neg_mul_add_pad", 432},              // its backward
+    {"vf_reduction_take_pow_sum_div_add_rsqrt", 16},  // the embedding's gather and the first norm
+};
 
 TEST(ModelRegions, EveryRegion_PlansWithGoldenKernelsAndBytes) {
   const fs::path dir = fs::path(VF_SOURCE_DIR) / "tests/segment/model_regions";
@@ -53,7 +63,13 @@ TEST(ModelRegions, EveryRegion_PlansWithGoldenKernelsAndBytes) {
       const GeneratedKernel cuda = generate_kernel(s.spec, *s.kernel, Target::Cuda);
       EXPECT_EQ(cpu.entry, cuda.entry);
       if (test::nvrtc_checks_enabled()) {
-        EXPECT_NO_THROW(nvrtc_compile(cuda.source, cuda.entry, 9, 0)) << cuda.source;
+        NvrtcOptions options;
+        options.ptxas_report = true;
+        CompiledCuda compiled;
+        EXPECT_NO_THROW(compiled = nvrtc_compile(cuda.source, cuda.entry, 9, 0, options)) << cuda.source;
+        const auto allowed = kSpillAllowance.find(cuda.entry);
+        EXPECT_LE(test::ptxas_spill_store_bytes(compiled.log), allowed == kSpillAllowance.end() ? 0 : allowed->second)
+            << cuda.entry << ": " << compiled.log;
       }
       names += " " + cuda.entry;
       ++kernels;
