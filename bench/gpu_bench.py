@@ -246,7 +246,8 @@ def refresh_fn(torch, inputs):
 
 def run_case(torch, vf, case, timer: Timer, args, reps: int) -> dict:
     result = {"name": case.name, "group": case.group, "what": case.what, "target": case.target,
-              "reference_us": case.reference_us, "ceiling_gbps": timer.ceiling_gbps, "systems": {}}
+              "reference_us": case.reference_us, "bound": case.bound, "ceiling_gbps": timer.ceiling_gbps,
+              "systems": {}}
     inputs = case.inputs(timer.device)
     result["bytes"] = sum(t.numel() * t.element_size() for t in inputs)
     result["bytes"] += sum(t.numel() * t.element_size() for t in as_tuple(case.eager(*inputs)))

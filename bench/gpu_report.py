@@ -54,7 +54,10 @@ def _memory_table(results: dict) -> list[str]:
         gbps = f"{c['bytes'] / vf['us'] / 1e3:.0f}" if vf.get("us") else "-"
         comp = _system(c, "compile").get("us")
         held = "-"
-        if pcts[2] is not None:
+        bound = _bound(c)
+        if bound is not None:
+            held = ("holds" if bound[0] else "missed") + f" ({bound[1]})"
+        elif pcts[2] is not None:
             ok = pcts[2] >= c["target"] and (comp is None or vf["us"] <= comp)
             held = ("holds" if ok else "missed") + f" ({c['target']:.0%}" + (", <= compile)" if comp else ")")
         mb = c["bytes"] / 1e6
@@ -154,11 +157,31 @@ def _cpp_sections(results: dict) -> list[str]:
     return out
 
 
+def _bound(c: dict):
+    """Issue 25's bound of a case against eager (Case.bound), if it has one: (holds, text), holds None
+    when unmeasured."""
+    if not c.get("bound"):
+        return None
+    factor, slack = c["bound"]
+    text = (f"<= {factor:.2f}x eager" if factor >= 1 else f">= {1 / factor:.2f}x faster than eager") + \
+        (f" + {slack:g} us" if slack else "")
+    vf, eager = _system(c, "viewfuse"), _system(c, "eager")
+    if vf.get("us") is None or eager.get("us") is None:
+        return None, text
+    return vf["us"] <= eager["us"] * factor + slack and vf.get("check") == "ok", text
+
+
 def _targets(results: dict) -> list[str]:
-    """Issue 7's targets, one line each, from what this run measured."""
+    """Issue 7's and issue 25's targets, one line each, from what this run measured."""
     out = ["| target | measured | holds |", "|---|---|---|"]
     ceiling = results["ceiling"]["gbps"]
     for c in results["cases"]:
+        bound = _bound(c)
+        if bound is not None:
+            vf, eager = _system(c, "viewfuse").get("us"), _system(c, "eager").get("us")
+            measured = f"{vf:,.1f} us, eager {eager:,.1f} us" if vf is not None and eager is not None else "not measured"
+            out.append(f"| {c['name']}: {bound[1]} | {measured} | {'yes' if bound[0] else 'no'} |")
+            continue
         if c.get("group") != "memory" or "bytes" not in c:
             continue
         p = _pct(c, "viewfuse", ceiling)
@@ -213,7 +236,7 @@ def _errors(results: dict) -> list[str]:
     return out or ["None."]
 
 
-def markdown(results: dict) -> str:
+def markdown(results: dict, png_name: str = "benchmarks.png") -> str:
     ceil = results["ceiling"]
     lines = [
         "# Benchmarks",
@@ -236,8 +259,8 @@ def markdown(results: dict) -> str:
     ]
     if results.get("viewfuse_import_error"):
         lines.append(f"- viewfuse could not be imported: {results['viewfuse_import_error']}")
-    lines += ["", "## Targets (issue 7)", ""] + _targets(results)
-    lines += ["", "## Memory-bound cases (GPU time)", "", "![% of the copy ceiling](benchmarks.png)", ""]
+    lines += ["", "## Targets (issues 7 and 25)", ""] + _targets(results)
+    lines += ["", "## Memory-bound cases (GPU time)", "", f"![% of the copy ceiling]({png_name})", ""]
     lines += _memory_table(results)
     lines += ["", "## The einsum concern (wall time per call, host and GPU)", "",
               "viewfuse runs the view ops around torch matmuls (`bij,jk->bik`: reshape, matmul, reshape; "
@@ -281,6 +304,6 @@ def plot(results: dict, path: str) -> bool:
 def write(results: dict, md_path: str, png_path: str | None) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(md_path)), exist_ok=True)
     with open(md_path, "w") as f:
-        f.write(markdown(results))
+        f.write(markdown(results, os.path.splitext(os.path.basename(md_path))[0] + ".png"))
     if png_path:
         plot(results, png_path)
