@@ -130,6 +130,21 @@ class RowSchedule {
       store_override_[static_cast<int>(k)] = acc + " = (" + column_first + ") ? (" + compute_type(s.dtype) + ")" + v +
                                              " : " + reduce_combine(r, acc, v) + ";";
     }
+    if (!serial_var_.empty()) {
+      // This row's reads, from the registers the row before filled; then the next row's reads.
+      std::unordered_map<int, std::string> from_registers;
+      for (int id : prefetch_values_) from_registers[id] = "pfv" + std::to_string(id);
+      em_.define(prefetch_values_, {}, true, indent, out, &from_registers);
+      for (int id : prefetch_packs_) {
+        const std::string k = std::to_string(id);
+        out += "#pragma unroll\n";
+        out += indent + "for (int g = 0; g < " + std::to_string(groups()) + "; ++g) pk" + k + "[g] = pf" + k + "[g];\n";
+        override_[id] = from_memory(nest_.values[id].dtype, "pk" + k + "[g].e[j]");
+      }
+      out += indent + "if (" + serial_var_ + " + 1 < " + serial_extent_ + ") {\n";
+      emit_prefetch(serial_var_ + " + 1", out, indent + "  ");
+      out += indent + "}\n";
+    }
     if (preload_row_values_) {
       // The row's scalar loads that no reduction feeds, before the first loop (in flight with it).
       std::vector<char> inner;
@@ -170,6 +185,38 @@ class RowSchedule {
   // A sliced nest (ReductionSchedule::slices): the team is the row's slices, one per warp, and
   // only rows inside the nest (`row_in`) store.
   bool sliced = false;
+
+  // A serial nest's packed chunk with ReductionSchedule::prefetch: the loads of the first loop
+  // and the row's scalar loads are read one row ahead (pf<id>[g], pfv<id>), so that a row's reads
+  // are in flight while the row before it reduces and stores. Call before the serial loop, inside
+  // the chunk: declares the registers and reads the chunk's first row.
+  void start_prefetch(const std::string& serial_var, const std::string& serial_extent, std::string& out,
+                      const std::string& indent) {
+    serial_var_ = serial_var;
+    serial_extent_ = serial_extent;
+    std::vector<char> inner;
+    std::vector<int> ready;
+    nest_.scope_of_values(inner, ready);
+    for (size_t id = 0; id < nest_.values.size(); ++id) {
+      const ValueExpr& e = nest_.values[id];
+      std::vector<int> gathered;
+      nest_.gathered_values(e.index, gathered);
+      if (e.op != ValueOp::Load || e.pred >= 0 || !gathered.empty() || ready[id] != 0) continue;
+      bool needed = false;
+      for (const auto& need : needs_) needed = needed || need[id];
+      if (packed_[id] && (needs_[0][id] || preloaded_[id])) {
+        prefetch_packs_.push_back(static_cast<int>(id));
+        cached_[id] = 1;
+        out += indent + pack_type(e.dtype, v_) + " pf" + std::to_string(id) + "[" + std::to_string(groups()) + "];\n";
+      } else if (!inner[id] && needed) {
+        prefetch_values_.push_back(static_cast<int>(id));
+        out += indent + compute_type(e.dtype) + " pfv" + std::to_string(id) + ";\n";
+      }
+    }
+    out += indent + "if (" + serial_extent_ + " > 0) {\n";
+    emit_prefetch("0", out, indent + "  ");
+    out += indent + "}\n";
+  }
   std::string column_first;  // a serial nest: the condition that the row is its chunk's first
   // A serial nest's column stores kept in registers, cacc<k>[it], over the chunk's rows (the
   // packed schedule): declare_columns before the chunk, flush_columns after it.
@@ -220,6 +267,39 @@ class RowSchedule {
     if (inner == 0) return;
     out += indent + "vf_index krest = " + from + ";\n";
     emit_position_unravel(vars_, rank, rank + inner, p_ + "s", "krest", "const vf_index ", indent, out);
+  }
+
+  // The reads start_prefetch chose, of the chunk's row `row` (an expression), into pf<id>[g] and
+  // pfv<id>: the serial var is shadowed by the row's.
+  void emit_prefetch(const std::string& row, std::string& out, const std::string& indent) {
+    const std::string i2 = indent + "  ", i4 = indent + "    ", T = std::to_string(team_), V = std::to_string(v_);
+    out += indent + "const vf_index prefetch_row = " + row + ";\n";
+    out += indent + "{\n";
+    out += i2 + "const vf_index " + serial_var_ + " = prefetch_row;\n";
+    std::vector<int> roots;
+    for (int id : prefetch_values_) roots.push_back(nest_.values[id].index);
+    emit_index_defs(nest_, roots, vars_, "vf_index", i2, out);
+    for (int id : prefetch_values_) {
+      const ValueExpr& e = nest_.values[id];
+      out += i2 + "pfv" + std::to_string(id) + " = " + load_expr(e.dtype, field_name(e.param), index_ref(nest_, e.index, vars_)) + ";\n";
+    }
+    if (!prefetch_packs_.empty()) {
+      out += "#pragma unroll\n";
+      out += i2 + "for (int g = 0; g < " + std::to_string(groups()) + "; ++g) {\n";
+      out += i4 + "const vf_index kg = (vf_index)((g * " + T + " + lane) * " + V + ");\n";
+      out += i4 + "const vf_index kb = kg < inner ? kg : 0;\n";
+      unravel_inner("kb", i4, out);
+      roots.clear();
+      for (int id : prefetch_packs_) roots.push_back(nest_.values[id].index);
+      emit_index_defs(nest_, roots, vars_, "vf_index", i4, out);
+      for (int id : prefetch_packs_) {
+        const ValueExpr& e = nest_.values[id];
+        out += i4 + "pf" + std::to_string(id) + "[g] = " +
+               pack_at(e.dtype, v_, field_name(e.param), index_ref(nest_, e.index, vars_), true) + ";\n";
+      }
+      out += i2 + "}\n";
+    }
+    out += indent + "}\n";
   }
 
   // Loop number loop_ over the row (the phases', then the stores') around body.
@@ -356,6 +436,8 @@ class RowSchedule {
   std::vector<std::vector<char>> needs_;  // per loop over the row: the values it needs
   std::vector<char> packed_, packed_store_, cached_, preloaded_;
   bool preload_row_values_;
+  std::string serial_var_, serial_extent_;               // set by start_prefetch
+  std::vector<int> prefetch_packs_, prefetch_values_;  // read one row ahead
   std::unordered_map<int, std::string> override_, store_override_;
   int loop_ = 0;
   int v_;
@@ -480,6 +562,7 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
     out += "      if (chunk_aligned) {\n";
     rs.column_registers = true;
     rs.declare_columns(out, "        ");
+    if (schedule.reduction.prefetch) rs.start_prefetch(serial_var, p + "s" + std::to_string(rank - 1), out, "        ");
     rows_of_chunk("        ", [&](const std::string& in) { emit_row(rs, in); });
     rs.flush_columns(out, "        ");
     out += "      } else {\n";

@@ -77,6 +77,8 @@ struct ReductionSchedule {
   // The row's scalar loads (a norm's saved statistics) that no reduction's result feeds are read
   // before its first loop, in flight with it (emit_cuda_reduction.cpp).
   bool preload_row_values = false;
+  // A serial nest: its rows' first-loop and scalar loads are read one row ahead (emit_cuda_reduction.cpp).
+  bool prefetch = false;
 };
 
 struct NestSchedule {

@@ -149,11 +149,19 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
 // do; the loads, math-function results and random numbers (a Philox block each) that several of
 // the row's loops (its phases', then the stores') need stay in registers, so that the row is read
 // once, softmax's exp computed once and a dropout's mask drawn once.
-// VF_PRELOAD=0 turns the preloading below off (an A/B switch for measuring it on a GPU).
+// VF_PRELOAD=0 turns the preloading below off, VF_PREFETCH=1 the prefetching on (A/B switches
+// for measuring them on a GPU).
 bool preload_enabled() {
   static const bool on = [] {
     const char* v = std::getenv("VF_PRELOAD");
     return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+bool prefetch_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("VF_PREFETCH");
+    return v && std::string(v) == "1";
   }();
   return on;
 }
@@ -192,6 +200,9 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
   // loop, and, where every load of the row kept takes at most half the registers (ptxas spills
   // beyond), the packed loads of the later loops (a residual read by the stores, a norm's weight)
   // are read by the first.
+  // A serial nest reads its rows one ahead where the row's loads, held twice, take at most half
+  // the registers (beyond, ptxas spills Llama's norm backward: 420 bytes).
+  r.prefetch = nest.serial && prefetch_enabled() && 4 * r.load_registers <= r.registers;
   r.preloaded.assign(nest.values.size(), 0);
   r.preload_row_values = preload_enabled();
   if (!r.preload_row_values || 2 * r.load_registers > r.registers) return;
