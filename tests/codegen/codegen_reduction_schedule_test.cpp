@@ -71,6 +71,77 @@ TEST(ReductionSchedule, RowTooLongForRegisters_StridedBlockOf512) {
   EXPECT_EQ(cuda_schedule(f).nests.at(0).reduction.per_thread, 0);
 }
 
+// Two sums of f32 [rows, cols] over the rows (a column reduction's partials and its second input).
+Fusion outer_sums(int64_t rows, int64_t cols) {
+  Fusion f;
+  for (const char* name : {"p", "q"})
+    f.add_output(f.add(OpKind::Sum, {f.add_tensor_input(name, DType::Float32, {rows, cols})}, DimsAttrs{{0}}));
+  return f;
+}
+
+TEST(ReductionSchedule, OuterSumOfFewColumns_SlicedTilesOf32) {
+  const Fusion f = outer_sums(512, 768);
+  const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
+  const ReductionSchedule r = cuda_schedule(f).nests.at(0).reduction;
+  EXPECT_EQ(r.slices, 32);  // 512 rows: 16 elements a thread
+  EXPECT_EQ(k.abi.block_size, 1024);
+  EXPECT_EQ(k.abi.nests[0].grain, 32);
+  EXPECT_THAT(k.source, HasSubstr("const vf_i64 row_at = tile * 32 + threadIdx.x % 32;"));
+  EXPECT_THAT(k.source, HasSubstr("red0[2][32][32]"));
+  EXPECT_THAT(k.source, HasSubstr("if (lane == 0 && row_in)"));
+}
+
+TEST(ReductionSchedule, OuterSumOfFewShortColumns_FewerSlices) {
+  EXPECT_EQ(cuda_schedule(outer_sums(64, 768)).nests.at(0).reduction.slices, 4);  // 16 elements a thread
+  EXPECT_EQ(cuda_schedule(outer_sums(8, 768)).nests.at(0).reduction.slices, 1);
+}
+
+TEST(ReductionSchedule, OuterSumOfManyColumns_AThreadPerColumn) {
+  const Fusion f = outer_sums(8, 64 * 1024);
+  EXPECT_EQ(cuda_schedule(f).nests.at(0).reduction.slices, 0);
+  EXPECT_EQ(generate_kernel(contiguous_spec(f), Target::Cuda).abi.nests[0].team, 1);
+}
+
+TEST(ReductionSchedule, OuterSumWithFullShapeOutput_NotSliced) {
+  Fusion f;
+  Value* x = f.add(OpKind::Exp, {f.add_tensor_input("x", DType::Float32, {512, 768})});
+  f.add_output(x);
+  f.add_output(f.add(OpKind::Sum, {x}, DimsAttrs{{0}}));
+  EXPECT_EQ(cuda_schedule(f).nests.at(0).reduction.slices, 0);
+}
+
+// y = x + h, rms-normalized by its row, times w: the residual h and weight w are read by the
+// stores' loop only.
+Fusion residual_norm(int64_t rows, int64_t n) {
+  Fusion f;
+  const Shape s{rows, n};
+  auto f32 = [&](Value* v) { return f.add(OpKind::ConvertElementType, {v}, CastAttrs{DType::Float32}); };
+  Value* x = f32(f.add_tensor_input("x", DType::BFloat16, s));
+  Value* h = f32(f.add_tensor_input("h", DType::BFloat16, s));
+  Value* w = f.add(OpKind::BroadcastInDim, {f32(f.add_tensor_input("w", DType::BFloat16, {n}))}, BroadcastAttrs{s, {1}});
+  Value* ms = f.add(OpKind::Sum, {f.add(OpKind::Mul, {x, x})}, DimsAttrs{{1}});
+  Value* r = f.add(OpKind::BroadcastInDim, {f.add(OpKind::Rsqrt, {ms})}, BroadcastAttrs{s, {0}});
+  Value* y = f.add(OpKind::Mul, {f.add(OpKind::Mul, {f.add(OpKind::Add, {x, h}), r}), w});
+  f.add_output(f.add(OpKind::ConvertElementType, {y}, CastAttrs{DType::BFloat16}));
+  return f;
+}
+
+TEST(ReductionSchedule, LaterLoopsPacks_PreloadedByTheFirstLoop) {
+  const Fusion f = residual_norm(64, 256);  // 3 packs of a group each: 12 of 64 registers
+  const ReductionSchedule r = cuda_schedule(f).nests.at(0).reduction;
+  int preloaded = 0;
+  for (char p : r.preloaded) preloaded += p;
+  EXPECT_EQ(preloaded, 2);  // h and w
+  EXPECT_TRUE(r.preload_row_values);
+}
+
+TEST(ReductionSchedule, RowLoadsOverHalfTheRegisters_NotPreloaded) {
+  const Fusion f = residual_norm(64, 4096);  // 3 loads x 4 groups: 48 of 64 registers
+  const ReductionSchedule r = cuda_schedule(f).nests.at(0).reduction;
+  EXPECT_GT(2 * r.load_registers, r.registers);
+  for (char p : r.preloaded) EXPECT_EQ(p, 0);
+}
+
 // x + merge_heads(y) reduced over the merged dim: y's address is (k / hs) * stride + k % hs.
 std::string merge_heads_sum_source(int64_t H, int64_t hs) {
   Fusion f;
