@@ -37,6 +37,30 @@ inline bool nvrtc_checks_enabled() {
   return nvrtc_available() && !(env && std::string(env) == "0");
 }
 
+// Sets an environment variable for the scope, restoring the previous value after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    had_ = std::getenv(name) != nullptr;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_, old_.c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
 // Bytes of spill stores in ptxas's report (NvrtcOptions::ptxas_report) of one kernel's compile
 // log, or -1 where the log has no report.
 inline int64_t ptxas_spill_store_bytes(const std::string& log) {

@@ -86,7 +86,7 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
       r.per_thread = static_cast<int32_t>(std::bit_ceil(static_cast<uint64_t>(n.inner)));
     return;
   }
-  if (!n.inner_reduced && n.rows >= 32 && !nest.serial &&
+  if (!n.inner_reduced && n.rows >= 32 && !nest.serial && experimental_schedule("sliced") &&
       std::all_of(nest.stores.begin(), nest.stores.end(), [](const StoreStmt& s) { return s.row; })) {
     // Fewer rows reducing outer dims (a column reduction's partials, [chunks, C] to [C]): a team
     // per row would read each element alone, a thread per row leave the GPU idle. Sliced: 32
@@ -149,23 +149,6 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
 // do; the loads, math-function results and random numbers (a Philox block each) that several of
 // the row's loops (its phases', then the stores') need stay in registers, so that the row is read
 // once, softmax's exp computed once and a dropout's mask drawn once.
-// VF_PRELOAD=0 turns the preloading below off, VF_PREFETCH=1 the prefetching on (A/B switches
-// for measuring them on a GPU).
-bool preload_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("VF_PRELOAD");
-    return !(v && std::string(v) == "0");
-  }();
-  return on;
-}
-bool prefetch_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("VF_PREFETCH");
-    return v && std::string(v) == "1";
-  }();
-  return on;
-}
-
 void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fields, ReductionSchedule& r) {
   const size_t rank = nest.extents.size(), inner = nest.inner_extents.size();
   r.packed.assign(nest.values.size(), 0);
@@ -202,9 +185,9 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
   // are read by the first.
   // A serial nest reads its rows one ahead where the row's loads, held twice, take at most half
   // the registers (beyond, ptxas spills Llama's norm backward: 420 bytes).
-  r.prefetch = nest.serial && prefetch_enabled() && 4 * r.load_registers <= r.registers;
+  r.prefetch = nest.serial && experimental_schedule("prefetch") && 4 * r.load_registers <= r.registers;
   r.preloaded.assign(nest.values.size(), 0);
-  r.preload_row_values = preload_enabled();
+  r.preload_row_values = experimental_schedule("preload");
   if (!r.preload_row_values || 2 * r.load_registers > r.registers) return;
   for (size_t id = 0; id < nest.values.size(); ++id) {
     if (!r.packed[id] || ready[id] != 0 || needs[0][id]) continue;
@@ -562,6 +545,16 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir) {
     for (size_t n = 0; n < ir.nests.size(); ++n) choose_dividers(ir.nests[n], s.abi, s.nests[n]);
   finalize_abi(s.abi, s.abi.index32);
   return s;
+}
+
+bool experimental_schedule(std::string_view name) {
+  const char* env = std::getenv("VF_EXPERIMENTAL_SCHEDULES");
+  for (std::string_view rest = env ? env : ""; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    if (rest.substr(0, comma) == name) return true;
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  return false;
 }
 
 }  // namespace vf

@@ -1,6 +1,8 @@
 // The CUDA schedule of a lowered kernel: each nest's kind, packs, tiles or team, and the launch shape.
 #pragma once
 
+#include <string_view>
+
 #include "codegen/kernel_ir.h"
 #include "codegen/schedule.h"
 
@@ -13,5 +15,11 @@ namespace vf {
 // launch shape (threads per block, blocks kept resident per multiprocessor, each nest's grain);
 // and last the Divider fields of the nests' unravellings, added to the argument block in nest order.
 KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir);
+
+// Whether the environment variable VF_EXPERIMENTAL_SCHEDULES (a comma-separated list, read at each
+// scheduling) names `name`: the reduction schedules written but not yet checked and measured on a
+// GPU are off unless named: "sliced" (ReductionSchedule::slices), "preload" (preloaded and
+// preload_row_values), "prefetch" (prefetch). The A/B switch for measuring them.
+bool experimental_schedule(std::string_view name);
 
 }  // namespace vf

@@ -142,29 +142,7 @@ TEST(CpuDiskCache, NoDirectory_Disabled) {
   EXPECT_EQ(second->disk_cache().stats().writes, 0);
 }
 
-// Sets an environment variable for the scope, restoring the previous value after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    had_ = std::getenv(name) != nullptr;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_, old_.c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using test::ScopedEnv;
 
 TEST(CpuDiskCache, DefaultDirectory_FollowsEnvironment) {
   {

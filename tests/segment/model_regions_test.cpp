@@ -1,7 +1,7 @@
 // The regions of real training steps (tests/segment/model_regions: nanoGPT's and a Llama's, saved
 // by bench/model_steps.py with their input layouts): each plans, every kernel's source generates
-// for both targets (and compiles with NVRTC for sm_90 where it is there, spilling no more than
-// recorded), every kernel writes something, and
+// for both targets (and compiles with NVRTC for sm_90 where it is there, with the default and the
+// experimental schedules, spilling no more than recorded), every kernel writes something, and
 // the kernel counts, kernel names and bytes match the golden summary, model_regions/expected.txt.
 #include <gtest/gtest.h>
 
@@ -62,14 +62,20 @@ TEST(ModelRegions, EveryRegion_PlansWithGoldenKernelsAndBytes) {
       const GeneratedKernel cpu = generate_kernel(s.spec, *s.kernel, Target::Cpu);
       const GeneratedKernel cuda = generate_kernel(s.spec, *s.kernel, Target::Cuda);
       EXPECT_EQ(cpu.entry, cuda.entry);
-      if (test::nvrtc_checks_enabled()) {
+      // The default schedules, and the experimental ones (schedule_cuda.h), compile and spill no
+      // more than recorded.
+      for (const char* schedules : {"", "sliced,preload,prefetch"}) {
+        if (!test::nvrtc_checks_enabled()) break;
+        SCOPED_TRACE(std::string("experimental schedules: ") + schedules);
+        const test::ScopedEnv env("VF_EXPERIMENTAL_SCHEDULES", schedules);
+        const GeneratedKernel k = generate_kernel(s.spec, *s.kernel, Target::Cuda);
         NvrtcOptions options;
         options.ptxas_report = true;
         CompiledCuda compiled;
-        EXPECT_NO_THROW(compiled = nvrtc_compile(cuda.source, cuda.entry, 9, 0, options)) << cuda.source;
-        const auto allowed = kSpillAllowance.find(cuda.entry);
+        EXPECT_NO_THROW(compiled = nvrtc_compile(k.source, k.entry, 9, 0, options)) << k.source;
+        const auto allowed = kSpillAllowance.find(k.entry);
         EXPECT_LE(test::ptxas_spill_store_bytes(compiled.log), allowed == kSpillAllowance.end() ? 0 : allowed->second)
-            << cuda.entry << ": " << compiled.log;
+            << k.entry << ": " << compiled.log;
       }
       names += " " + cuda.entry;
       ++kernels;
