@@ -55,20 +55,38 @@ std::vector<HostTensor> run_matmul(const Node& node, const std::vector<HostArg>&
     if constexpr (!kIsFloatCompute<C>) {
       VF_INTERNAL_ERROR("reference: prims.matmul of ", dtype_short_name(result.dtype), " (infer_types rejects it)");
     } else {
+      // Each batch's operands in the compute type, row-major (a: m x k, b: k x n), then each row of
+      // the result accumulated over k in order: element (m, n) adds a[m][k] * b[k][n] for k = 0, 1,
+      // ..., as a loop over k per element would, with the inner loop along the contiguous n.
+      std::vector<C> pa(static_cast<size_t>(m_size * k_size)), pb(static_cast<size_t>(k_size * n_size)),
+          row(static_cast<size_t>(n_size));
       for_each_index(batch, [&](const int64_t* p) {
         set_batch(a, ra == 1 ? 1 : 2, p, ia);
         set_batch(b, rb == 1 ? 1 : 2, p, ib);
         std::copy(p, p + nb, ic.begin());
-        for (int64_t m = 0; m < m_size; ++m) {
-          if (ra > 1) ia[ra - 2] = ic[nb] = m;
+        for (int64_t m = 0; m < m_size; ++m)
+          for (int64_t k = 0; k < k_size; ++k) {
+            if (ra > 1) ia[ra - 2] = m;
+            ia[ra - 1] = k;
+            pa[static_cast<size_t>(m * k_size + k)] = load<C>(a, ia.data());
+          }
+        for (int64_t k = 0; k < k_size; ++k)
           for (int64_t n = 0; n < n_size; ++n) {
-            if (rb > 1) ib[rb - 1] = ic[ic.size() - 1] = n;
-            C acc = 0;
-            for (int64_t k = 0; k < k_size; ++k) {
-              ia[ra - 1] = k;
-              ib[rb == 1 ? 0 : rb - 2] = k;
-              acc += load<C>(a, ia.data()) * load<C>(b, ib.data());
-            }
+            ib[rb == 1 ? 0 : rb - 2] = k;
+            if (rb > 1) ib[rb - 1] = n;
+            pb[static_cast<size_t>(k * n_size + n)] = load<C>(b, ib.data());
+          }
+        for (int64_t m = 0; m < m_size; ++m) {
+          if (ra > 1) ic[nb] = m;
+          std::fill(row.begin(), row.end(), C(0));
+          for (int64_t k = 0; k < k_size; ++k) {
+            const C x = pa[static_cast<size_t>(m * k_size + k)];
+            const C* bk = pb.data() + k * n_size;
+            for (int64_t n = 0; n < n_size; ++n) row[static_cast<size_t>(n)] += x * bk[n];
+          }
+          for (int64_t n = 0; n < n_size; ++n) {
+            if (rb > 1) ic[ic.size() - 1] = n;
+            C acc = row[static_cast<size_t>(n)];
             if (addend) acc += load<C>(*addend, ic.data());
             if (bias) acc += load<C>(*bias, &n);
             if (gelu) store_as<C>(contiguous_element(sum, linear), sum.dtype(), acc);
