@@ -67,8 +67,8 @@ bool calls_math_function(OpKind fn) {
 //
 // Reducing outer dims of many rows: a thread per row, so that a warp's loads are neighbours along
 // the innermost (row) dim, the row in registers when it has at most 16 elements (64 registers of
-// loads). Of fewer rows (at least 32, below 32K), with only row stores: sliced, a lane per row of
-// a tile of 32 and warps splitting the rows' elements.
+// loads). Of fewer rows (at least 32, below 32K), with only row stores and the experimental
+// schedule "sliced": a lane per row of a tile of 32 and warps splitting the rows' elements.
 //
 // Otherwise a team of threads takes a row (a serial nest: a chunk of rows, in order), each thread v
 // consecutive elements at a time (v fills 16 bytes of the widest dtype that moves with unit stride
@@ -179,12 +179,12 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
                         (e.op == ValueOp::Apply && calls_math_function(e.fn));
     r.cached[id] = costly && uses >= 2 && inner_value[id];
   }
-  // A row waits for memory once: its scalar loads (a norm's saved statistics) go before its first
-  // loop, and, where every load of the row kept takes at most half the registers (ptxas spills
-  // beyond), the packed loads of the later loops (a residual read by the stores, a norm's weight)
-  // are read by the first.
-  // A serial nest reads its rows one ahead where the row's loads, held twice, take at most half
-  // the registers (beyond, ptxas spills Llama's norm backward: 420 bytes).
+  // Experimental (schedule_cuda.h). "prefetch": a serial nest reads its rows one ahead where the
+  // row's loads, held twice, take at most half the registers (beyond, ptxas spills Llama's norm
+  // backward: 420 bytes). "preload": a row waits for memory once: its scalar loads (a norm's saved
+  // statistics) go before its first loop, and, where every load of the row kept takes at most half
+  // the registers (ptxas spills beyond), the packed loads of the later loops (a residual read by
+  // the stores, a norm's weight) are read by the first.
   r.prefetch = nest.serial && experimental_schedule("prefetch") && 4 * r.load_registers <= r.registers;
   r.preloaded.assign(nest.values.size(), 0);
   r.preload_row_values = experimental_schedule("preload");
