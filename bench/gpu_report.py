@@ -55,9 +55,9 @@ def _memory_table(results: dict) -> list[str]:
         comp = _system(c, "compile").get("us")
         held = "-"
         bound = _bound(c)
-        if bound is not None:
+        if bound is not None and bound[0] is not None:
             held = ("holds" if bound[0] else "missed") + f" ({bound[1]})"
-        elif pcts[2] is not None:
+        elif bound is None and pcts[2] is not None:
             ok = pcts[2] >= c["target"] and (comp is None or vf["us"] <= comp)
             held = ("holds" if ok else "missed") + f" ({c['target']:.0%}" + (", <= compile)" if comp else ")")
         mb = c["bytes"] / 1e6

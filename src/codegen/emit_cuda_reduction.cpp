@@ -146,17 +146,8 @@ class RowSchedule {
       out += indent + "}\n";
     }
     if (preload_row_values_) {
-      // The row's scalar loads that no reduction feeds, before the first loop (in flight with it).
-      std::vector<char> inner;
-      std::vector<int> ready, loads;
-      nest_.scope_of_values(inner, ready);
-      for (size_t id = 0; id < nest_.values.size(); ++id) {
-        if (nest_.values[id].op != ValueOp::Load || inner[id] || ready[id] != 0) continue;
-        bool needed = false;
-        for (const auto& need : needs_) needed = needed || need[id];
-        if (needed) loads.push_back(static_cast<int>(id));
-      }
-      em_.define(loads, {}, true, indent, out);
+      // The row's scalar loads, before the first loop (in flight with it).
+      em_.define(row_scalar_loads(), {}, true, indent, out);
     }
     ReductionRowHooks hooks;
     hooks.inner_loop = [&](const std::function<void(const std::string&)>& body) { loop(body, indent, out); };
@@ -194,24 +185,25 @@ class RowSchedule {
                       const std::string& indent) {
     serial_var_ = serial_var;
     serial_extent_ = serial_extent;
-    std::vector<char> inner;
-    std::vector<int> ready;
-    nest_.scope_of_values(inner, ready);
-    for (size_t id = 0; id < nest_.values.size(); ++id) {
+    // Unguarded loads at addresses that no loaded value gives (nothing they need is read first).
+    auto plain = [&](int id) {
       const ValueExpr& e = nest_.values[id];
       std::vector<int> gathered;
       nest_.gathered_values(e.index, gathered);
-      if (e.op != ValueOp::Load || e.pred >= 0 || !gathered.empty() || ready[id] != 0) continue;
-      bool needed = false;
-      for (const auto& need : needs_) needed = needed || need[id];
-      if (packed_[id] && (needs_[0][id] || preloaded_[id])) {
-        prefetch_packs_.push_back(static_cast<int>(id));
-        cached_[id] = 1;
-        out += indent + pack_type(e.dtype, v_) + " pf" + std::to_string(id) + "[" + std::to_string(groups()) + "];\n";
-      } else if (!inner[id] && needed) {
-        prefetch_values_.push_back(static_cast<int>(id));
-        out += indent + compute_type(e.dtype) + " pfv" + std::to_string(id) + ";\n";
-      }
+      return e.pred < 0 && gathered.empty();
+    };
+    for (size_t id = 0; id < nest_.values.size(); ++id) {
+      const ValueExpr& e = nest_.values[id];
+      if (e.op != ValueOp::Load || !packed_[id] || !(needs_[0][id] || preloaded_[id]) || !plain(static_cast<int>(id)))
+        continue;
+      prefetch_packs_.push_back(static_cast<int>(id));
+      cached_[id] = 1;
+      out += indent + pack_type(e.dtype, v_) + " pf" + std::to_string(id) + "[" + std::to_string(groups()) + "];\n";
+    }
+    for (int id : row_scalar_loads()) {
+      if (!plain(id)) continue;
+      prefetch_values_.push_back(id);
+      out += indent + compute_type(nest_.values[id].dtype) + " pfv" + std::to_string(id) + ";\n";
     }
     out += indent + "if (" + serial_extent_ + " > 0) {\n";
     emit_prefetch("0", out, indent + "  ");
@@ -267,6 +259,20 @@ class RowSchedule {
     if (inner == 0) return;
     out += indent + "vf_index krest = " + from + ";\n";
     emit_position_unravel(vars_, rank, rank + inner, p_ + "s", "krest", "const vf_index ", indent, out);
+  }
+
+  // The row's scalar loads (they do not read the reduced vars) that no reduction's result feeds
+  // and some loop over the row needs.
+  std::vector<int> row_scalar_loads() const {
+    std::vector<char> inner;
+    std::vector<int> ready, loads;
+    nest_.scope_of_values(inner, ready);
+    for (size_t id = 0; id < nest_.values.size(); ++id) {
+      if (nest_.values[id].op != ValueOp::Load || inner[id] || ready[id] != 0) continue;
+      if (std::any_of(needs_.begin(), needs_.end(), [&](const std::vector<char>& need) { return need[id] != 0; }))
+        loads.push_back(static_cast<int>(id));
+    }
+    return loads;
   }
 
   // The reads start_prefetch chose, of the chunk's row `row` (an expression), into pf<id>[g] and
