@@ -22,7 +22,10 @@ installed). One step is forward, loss and backward, no optimizer, in bf16 on the
 Systems beyond the default list: thunder+viewfuse+matmul (vf_matmul=True: matmul and linear as
 cuBLASLt calls in the regions, attention with the sdpa executor), thunder+viewfuse-matmul (the
 same executors without it) and thunder+viewfuse+matmul-epilogues (the claim, with a matmul's gelu
-and residual adds in kernels: vf_matmul_epilogues=False).
+and residual adds in kernels: vf_matmul_epilogues=False). A viewfuse system's name ending in
+"+experimental" is that system with VF_EXPERIMENTAL_SCHEDULES set to every experimental CUDA
+schedule (EXPERIMENTAL_SCHEDULES) during each of its steps, so that its kernels are compiled
+with them (the kernel cache is keyed by source, so the other systems keep theirs).
 
 Writes docs/model_steps.md, docs/model_steps.json and docs/model_steps.png (--out to elsewhere).
 --device cpu --small runs everything on tiny configs on the CPU: a check of the script.
@@ -129,8 +132,24 @@ def with_loss(torch, model, vocab: int, with_logits: bool = False):
     return Step()
 
 
+EXPERIMENTAL_SCHEDULES = "sliced,preload,prefetch"  # codegen/schedule_cuda.h experimental_schedule
+
+
+class ScheduledSystem:
+    """A system whose steps run with VF_EXPERIMENTAL_SCHEDULES set (see step())."""
+
+    def __init__(self, fn, schedules: str):
+        self.fn, self.schedules = fn, schedules
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+
 def make_system(torch, name: str, module):
     import thunder
+
+    if name.endswith("+experimental"):
+        return ScheduledSystem(make_system(torch, name.removesuffix("+experimental"), module), EXPERIMENTAL_SCHEDULES)
 
     if name == "eager":
         return module
@@ -165,6 +184,17 @@ def build(torch, model_name: str, small: bool, dtype, device, seed: int = 0, wit
 
 
 def step(fn, module, idx, targets):
+    schedules = getattr(fn, "schedules", None)
+    if schedules is not None:  # the backward's regions compile in loss.backward(): the whole step
+        saved = os.environ.get("VF_EXPERIMENTAL_SCHEDULES")
+        os.environ["VF_EXPERIMENTAL_SCHEDULES"] = schedules
+        try:
+            return step(fn.fn, module, idx, targets)
+        finally:
+            if saved is None:
+                del os.environ["VF_EXPERIMENTAL_SCHEDULES"]
+            else:
+                os.environ["VF_EXPERIMENTAL_SCHEDULES"] = saved
     out = fn(idx, targets)
     loss, logits = out if isinstance(out, tuple) else (out, None)
     loss.backward()
