@@ -19,10 +19,12 @@ installed). One step is forward, loss and backward, no optimizer, in bf16 on the
      layouts as repro `# layout` lines) is saved under --regions-dir, so that the CPU tests can
      plan them (tests/segment/model_regions).
 
-Systems beyond the default list: thunder+viewfuse+matmul (vf_matmul=True: matmul and linear as
-cuBLASLt calls in the regions, attention with the sdpa executor), thunder+viewfuse-matmul (the
-same executors without it) and thunder+viewfuse+matmul-epilogues (the claim, with a matmul's gelu
-and residual adds in kernels: vf_matmul_epilogues=False). A viewfuse system's name ending in
+A viewfuse system (Thunder with viewfuse, then the sdpa executor) may be named with modifiers
+after "thunder+viewfuse", each a compile option (VIEWFUSE_MODIFIERS): +matmul (vf_matmul=True:
+matmul and linear as cuBLASLt calls in the regions), -matmul (the default, said), -epilogues
+(vf_matmul_epilogues=False: a matmul's gelu and residual adds in kernels), -attention
+(vf_attention=False: attention left to the sdpa executor even where torch would run cuDNN's
+kernel). thunder+viewfuse+defaults is viewfuse before Thunder's default executors. A name ending in
 "+experimental" is that system with VF_EXPERIMENTAL_SCHEDULES set to every experimental CUDA
 schedule (EXPERIMENTAL_SCHEDULES) during each of its steps, so that its kernels are compiled
 with them (the kernel cache is keyed by source, so the other systems keep theirs).
@@ -132,6 +134,9 @@ def with_loss(torch, model, vocab: int, with_logits: bool = False):
     return Step()
 
 
+# A viewfuse system's name after "thunder+viewfuse": modifiers, each a compile option.
+VIEWFUSE_MODIFIERS = {"+matmul": {"vf_matmul": True}, "-matmul": {"vf_matmul": False},
+                      "-epilogues": {"vf_matmul_epilogues": False}, "-attention": {"vf_attention": False}}
 EXPERIMENTAL_SCHEDULES = "sliced,preload,prefetch"  # codegen/schedule_cuda.h experimental_schedule
 
 
@@ -159,16 +164,15 @@ def make_system(torch, name: str, module):
         return thunder.jit(module, executors=[thunder.get_executor("torchcompile"), thunder.get_executor("sdpa")])
     from viewfuse.thunder import viewfuse_ex
 
-    if name == "thunder+viewfuse":
-        return thunder.jit(module, executors=[viewfuse_ex, thunder.get_executor("sdpa")])
     if name == "thunder+viewfuse+defaults":
         return thunder.jit(module, executors=[viewfuse_ex, *thunder.get_default_executors()])
-    if name in ("thunder+viewfuse+matmul", "thunder+viewfuse-matmul"):  # matmul and linear claimed or not
-        return thunder.jit(module, executors=[viewfuse_ex, thunder.get_executor("sdpa")],
-                           vf_matmul=name.endswith("+matmul"))
-    if name == "thunder+viewfuse+matmul-epilogues":  # claimed, their gelu and residual adds in kernels
-        return thunder.jit(module, executors=[viewfuse_ex, thunder.get_executor("sdpa")], vf_matmul=True,
-                           vf_matmul_epilogues=False)
+    if name.startswith("thunder+viewfuse"):  # with the sdpa executor; modifiers set compile options
+        options = {}
+        for modifier in re.findall(r"[+-]\w+", name[len("thunder+viewfuse"):]):
+            if modifier not in VIEWFUSE_MODIFIERS:
+                raise SystemExit(f"unknown system {name!r}: {modifier} is none of {sorted(VIEWFUSE_MODIFIERS)}")
+            options.update(VIEWFUSE_MODIFIERS[modifier])
+        return thunder.jit(module, executors=[viewfuse_ex, thunder.get_executor("sdpa")], **options)
     raise SystemExit(f"unknown system {name!r}")
 
 
@@ -387,7 +391,9 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
         result["systems"][s]["error"] = e
     if args.profile and device.type == "cuda":
         for s, fn in fns.items():
-            result["systems"][s]["profile"] = profile_step(torch, lambda fn=fn: step(fn, module, idx, targets))
+            prof = result["systems"][s]["profile"] = profile_step(torch, lambda fn=fn: step(fn, module, idx, targets))
+            for name, count, us in prof["top_other_kernels"]:
+                print(f"  profile {s}: {us:9.1f} us {count:4d}x {name}", flush=True)
     if recorder.regions:
         save = None if args.small else os.path.join(args.regions_dir)
         stamp = f"{datetime.date.today().isoformat()}, {timer.torch.cuda.get_device_name() if device.type == 'cuda' else 'CPU'}"
@@ -416,16 +422,24 @@ def profile_step(torch, run) -> dict:
         run()
         torch.cuda.synchronize()
     kinds = {k: 0.0 for k, _ in KERNEL_KINDS}
+    by_name = {}  # kernel name -> [count, us]
     starts, ends, count = [], [], 0
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CUDA or "memcpy" in e.name.lower() or "memset" in e.name.lower():
             continue
         kind = next(k for k, pattern in KERNEL_KINDS if pattern.search(e.name))
-        kinds[kind] += e.time_range.end - e.time_range.start
+        us = e.time_range.end - e.time_range.start
+        kinds[kind] += us
+        entry = by_name.setdefault(e.name[:120], [0, 0.0])
+        entry[0] += 1
+        entry[1] += us
         starts.append(e.time_range.start)
         ends.append(e.time_range.end)
         count += 1
-    return {"kinds_us": kinds, "kernels": count, "span_us": (max(ends) - min(starts)) if starts else 0.0}
+    top = sorted(([n, c, round(us, 1)] for n, (c, us) in by_name.items() if not n.startswith("vf_")),
+                 key=lambda x: -x[2])[:12]
+    return {"kinds_us": kinds, "kernels": count, "span_us": (max(ends) - min(starts)) if starts else 0.0,
+            "top_other_kernels": top}
 
 
 # ---- the report ----

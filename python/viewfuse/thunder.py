@@ -37,7 +37,7 @@ from thunder.executors.passes import update_fusion_call_ctx
 from thunder.executors.utils import Region
 from thunder.extend import FusionExecutor, register_executor
 
-from . import _viewfuse
+from . import _thunder_attention, _viewfuse
 from ._trace_text import literal
 from ._dtypes import LONG_TO_SHORT, long_name
 from .fusion_definition import from_trace as _vf_from_trace
@@ -50,8 +50,9 @@ __all__ = ["ViewfuseExecutor", "viewfuse_ex"]
 _VIEWFUSE_ONLY = {"frexp_mantissa", "frexp_exponent", "cumsum", "matmul_gelu", "matmul_add"}
 # Contractions: claimed with their own checker (_matmul_checker), on CUDA and with vf_matmul=True only.
 _CONTRACTIONS = {"matmul"}
-# Torch-level symbols never claimed through their prims (ViewfuseExecutor.can_fuse).
-_LEFT_TO_ATTENTION_KERNELS = {ltorch.scaled_dot_product_attention.id}
+# Torch-level symbols never claimed through their prims (ViewfuseExecutor.can_fuse): attention is
+# claimed whole, as torch's cuDNN kernel, or not at all (_thunder_attention).
+_ATTENTION = {ltorch.scaled_dot_product_attention.id}
 _PRIMS = {name for name, _category, _outputs in _viewfuse.op_table()} - _VIEWFUSE_ONLY
 # Elementwise prims of several operands: Thunder lets a CPU scalar tensor (0-dim) be one of them
 # beside tensors of any shape and device, as a number.
@@ -459,13 +460,16 @@ class ViewfuseExecutor(FusionExecutor):
         self.register_supported(prims.shallow_copy.id, _checker)
         self.register_supported(prims.stride_order.id, _checker)
         self.register_supported(prims.clone.id, _checker)
+        _thunder_attention.register(self)
 
     def can_fuse(self, bsym: BoundSymbol) -> bool:
         """Thunder's rule (a symbol whose prims are all claimed is claimed whole), except attention:
-        with vf_matmul=True its prims (two matmuls and a softmax) would be claimed, where a flash
-        kernel (the sdpa executor, or torch's) computes it without writing the T x T scores."""
-        if bsym.sym.id in _LEFT_TO_ATTENTION_KERNELS:
-            return False
+        with vf_matmul=True its prims (two matmuls and a softmax) would be claimed, where a fused
+        kernel computes it without writing the T x T scores. Attention is claimed whole where
+        torch's eager call would run cuDNN's kernel (_thunder_attention), else left to the sdpa
+        executor or torch."""
+        if bsym.sym.id in _ATTENTION:
+            return self.can_execute(bsym)
         return super().can_fuse(bsym)
 
     def get_fuel(self, amount: int = 1, /) -> bool:
