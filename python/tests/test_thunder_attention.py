@@ -18,6 +18,18 @@ def _inputs(device, dtype, shape=(2, 3, 64, 16)):
     return [torch.randn(shape, device=device, dtype=dtype, requires_grad=True) for _ in range(3)]
 
 
+def _check_values_and_grads(jfn, args, tol):
+    """jfn(*args) and the gradients of args under a random cotangent equal eager's _attention."""
+    g = torch.randn_like(args[0])
+    got = jfn(*args)
+    got_grads = torch.autograd.grad(got, args, g)
+    want = _attention(*args)
+    want_grads = torch.autograd.grad(want, args, g)
+    torch.testing.assert_close(got, want, atol=tol, rtol=tol)
+    for a, b in zip(got_grads, want_grads):
+        torch.testing.assert_close(a, b, atol=tol, rtol=tol)
+
+
 def _names(trace) -> set[str]:
     return {b.sym.name for b in trace.bound_symbols}
 
@@ -58,15 +70,7 @@ def cpu_claiming_executor(monkeypatch):
 
 def test_Attention_Claimed_ForwardAndBackwardCallsGiveEagerValues(cpu_claiming_executor):
     jfn = thunder.jit(_attention, executors=[cpu_claiming_executor])
-    args = _inputs("cpu", torch.float32)
-    g = torch.randn(2, 3, 64, 16)
-    got = jfn(*args)
-    got_grads = torch.autograd.grad(got, args, g)
-    want = _attention(*args)
-    want_grads = torch.autograd.grad(want, args, g)
-    torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
-    for a, b in zip(got_grads, want_grads):
-        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+    _check_values_and_grads(jfn, _inputs("cpu", torch.float32), 1e-5)
     forward, backward = thunder.last_traces(jfn)[-1], thunder.last_backward_traces(jfn)[-1]
     assert "viewfuse_cudnn_attention" in _names(forward), str(forward)
     assert "viewfuse_cudnn_attention_backward" in _names(backward), str(backward)
@@ -115,13 +119,6 @@ def test_Attention_OnCuda_ClaimedExactlyWhereEagerRunsCudnn(shape):
     args = _inputs("cuda", torch.bfloat16, shape)
     cudnn = int(torch._fused_sdp_choice(*args, None, 0.0, True)) == _thunder_attention._CUDNN
     jfn = thunder.jit(_attention, executors=[viewfuse_ex, thunder.get_executor("sdpa")])
-    g = torch.randn(shape, device="cuda", dtype=torch.bfloat16)
-    got = jfn(*args)
-    got_grads = torch.autograd.grad(got, args, g)
-    want = _attention(*args)
-    want_grads = torch.autograd.grad(want, args, g)
-    torch.testing.assert_close(got, want, atol=2e-2, rtol=2e-2)
-    for a, b in zip(got_grads, want_grads):
-        torch.testing.assert_close(a, b, atol=2e-2, rtol=2e-2)
+    _check_values_and_grads(jfn, args, 2e-2)
     forward = thunder.last_traces(jfn)[-1]
     assert ("viewfuse_cudnn_attention" in _names(forward)) == cudnn, str(forward)
