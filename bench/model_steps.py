@@ -22,9 +22,9 @@ installed). One step is forward, loss and backward, no optimizer, in bf16 on the
 A viewfuse system (Thunder with viewfuse, then the sdpa executor) may be named with modifiers
 after "thunder+viewfuse", each a compile option (VIEWFUSE_MODIFIERS): +matmul (vf_matmul=True:
 matmul and linear as cuBLASLt calls in the regions), -matmul (the default, said), -epilogues
-(vf_matmul_epilogues=False: a matmul's gelu and residual adds in kernels), -attention
-(vf_attention=False: attention left to the sdpa executor even where torch would run cuDNN's
-kernel). thunder+viewfuse+defaults is viewfuse before Thunder's default executors. A name ending in
+(vf_matmul_epilogues=False: a matmul's gelu and residual adds in kernels), +attention
+(vf_attention=True: attention as torch's cuDNN kernel where torch's eager call would run it),
+-attention (the default, said). thunder+viewfuse+defaults is viewfuse before Thunder's default executors. A name ending in
 "+experimental" is that system with VF_EXPERIMENTAL_SCHEDULES set to every experimental CUDA
 schedule (EXPERIMENTAL_SCHEDULES) during each of its steps, so that its kernels are compiled
 with them (the kernel cache is keyed by source, so the other systems keep theirs).
@@ -136,7 +136,8 @@ def with_loss(torch, model, vocab: int, with_logits: bool = False):
 
 # A viewfuse system's name after "thunder+viewfuse": modifiers, each a compile option.
 VIEWFUSE_MODIFIERS = {"+matmul": {"vf_matmul": True}, "-matmul": {"vf_matmul": False},
-                      "-epilogues": {"vf_matmul_epilogues": False}, "-attention": {"vf_attention": False}}
+                      "-epilogues": {"vf_matmul_epilogues": False}, "+attention": {"vf_attention": True},
+                      "-attention": {"vf_attention": False}}
 EXPERIMENTAL_SCHEDULES = "sliced,preload,prefetch"  # codegen/schedule_cuda.h experimental_schedule
 
 

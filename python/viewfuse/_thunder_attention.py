@@ -9,7 +9,9 @@ Llama's against 4.90 (docs/performance.md). viewfuse's executor claims the torch
 exactly where torch itself would run cuDNN (its own choice, asked at trace time of CUDA tensors of
 the proxies' shapes) and runs the two aten calls eager's autograd runs:
 `_scaled_dot_product_cudnn_attention` and its backward. Elsewhere it leaves attention to the next
-executor (the sdpa executor, or torch). Compile option `vf_attention=False` turns the claim off.
+executor (the sdpa executor, or torch). The claim is made with the compile option
+`vf_attention=True`; it is off by default until a GPU run has checked its values and measured the
+model steps with it (no device could be started in the session that wrote it).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def attention_checker(query, key, value, attn_mask=None, dropout_p=0.0, is_causa
     """Claims attention without a mask where torch's eager call would run cuDNN's kernel."""
     if get_compile_option("vf_attention", "viewfuse: run scaled_dot_product_attention as torch's eager call "
                           "does where that is cuDNN's kernel (Thunder's sdpa executor runs flash). "
-                          "Default True.") is False:
+                          "Default False.") is not True:
         return False
     if attn_mask is not None or not _on_cuda(query, key, value):
         return False
