@@ -70,7 +70,8 @@ def parse_args(argv=None):
                     help="the systems checked against eager first (the others are the baselines)")
     ap.add_argument("--region-runs", type=int, default=20)
     ap.add_argument("--profile", action="store_true",
-                    help="one more step of each system under torch.profiler: its GPU time by kernel kind")
+                    help="one more step of each system under torch.profiler: its GPU time by kernel kind, and "
+                         "its twelve costliest kernels outside viewfuse by name (the JSON, and printed)")
     ap.add_argument("--regions-dir", default=os.path.join(ROOT, "tests/segment/model_regions"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/model_steps.md"))
     ap.add_argument("--commit", default="")
