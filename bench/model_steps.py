@@ -47,6 +47,7 @@ import statistics
 import sys
 import time
 import traceback
+import unittest.mock
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -192,15 +193,8 @@ def build(torch, model_name: str, small: bool, dtype, device, seed: int = 0, wit
 def step(fn, module, idx, targets):
     schedules = getattr(fn, "schedules", None)
     if schedules is not None:  # the backward's regions compile in loss.backward(): the whole step
-        saved = os.environ.get("VF_EXPERIMENTAL_SCHEDULES")
-        os.environ["VF_EXPERIMENTAL_SCHEDULES"] = schedules
-        try:
+        with unittest.mock.patch.dict(os.environ, {"VF_EXPERIMENTAL_SCHEDULES": schedules}):
             return step(fn.fn, module, idx, targets)
-        finally:
-            if saved is None:
-                del os.environ["VF_EXPERIMENTAL_SCHEDULES"]
-            else:
-                os.environ["VF_EXPERIMENTAL_SCHEDULES"] = saved
     out = fn(idx, targets)
     loss, logits = out if isinstance(out, tuple) else (out, None)
     loss.backward()

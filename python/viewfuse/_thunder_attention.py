@@ -2,10 +2,11 @@
 
 Thunder's sdpa executor chooses between the flash and the memory-efficient kernels only. Recent
 torch (2.11 here) prefers cuDNN's fused attention in eager `F.scaled_dot_product_attention` on
-Hopper and Blackwell GPUs with cuDNN newer than 9.15 (aten's sdp_utils.cpp). So eager and
-torch.compile ran cuDNN's kernels where a Thunder step ran flash's, and in the H100 profiles of the
-model steps Thunder's attention took 3.34 ms of nanoGPT's step against eager's 2.42, 8.57 ms of
-Llama's against 4.90 (docs/performance.md). viewfuse's executor claims the torch-level symbol
+Hopper and Blackwell GPUs with cuDNN newer than 9.15 (aten's sdp_utils.cpp), so eager and
+torch.compile would run cuDNN's kernels where a Thunder step runs flash's. That would explain the
+H100 profiles of the model steps, where Thunder's attention took 3.34 ms of nanoGPT's step against
+eager's 2.42, and 8.57 ms of Llama's against 4.90 (docs/performance.md); no profile has yet named
+the kernels eager ran. viewfuse's executor claims the torch-level symbol
 exactly where torch itself would run cuDNN (its own choice, asked at trace time of CUDA tensors of
 the proxies' shapes) and runs the two aten calls eager's autograd runs:
 `_scaled_dot_product_cudnn_attention` and its backward. Elsewhere it leaves attention to the next
@@ -102,6 +103,7 @@ def register(executor) -> None:
     """Registers the claim of ltorch.scaled_dot_product_attention on `executor` (a FusionExecutor
     whose can_fuse defers attention to can_execute): the forward alone where no gradient is
     needed, the forward and backward calls in a training trace."""
+    # The calls look _forward and _backward up when they run (the CPU tests stand math in for them).
     forward = executor.register_operator(
         "viewfuse_cudnn_attention", meta=_forward_meta, fn=lambda *a: _forward(*a))
     backward = executor.register_operator(
