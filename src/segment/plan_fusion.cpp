@@ -233,7 +233,8 @@ class Planner {
   // are computed in that kernel (they fuse), or, when one kernel cannot (a reduction among them),
   // the operands that need the reduction are written first by kernels of their own, each as the
   // narrowest value down its chain of views and casts (the bf16 gradient rows an embedding's
-  // backward adds, not their float32 copy; never an index spread over them).
+  // backward adds, not their float32 copy; never an index spread over them), together with the
+  // results of their reductions that later kernels read (add_kernel_sharing_reductions).
   template <class InGroup>
   void plan_ordered_ops(const std::vector<const Value*>& needed, const InGroup& group_has) {
     auto unplaced = [&](const Value* v) { return group_has(v->producer) && !placement(v); };
@@ -432,6 +433,7 @@ class Planner {
   template <class InGroup>
   void add_kernels(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
                    const std::vector<std::pair<const Value*, Placement>>& root_placements, const InGroup& group_has) {
+    if (add_kernel_sharing_reductions(nodes, roots, root_placements, group_has)) return;
     Candidate whole = make_kernel(nodes, roots, root_placements);
     if (whole.problem.empty()) {
       commit_kernel(std::move(whole.segment), root_placements);
@@ -520,6 +522,57 @@ class Planner {
     seg.note = "split: the outputs no reduction's kernel writes, because " + first_problem +
                (seg.note.empty() ? "" : "; " + seg.note);
     commit_kernel(std::move(seg), rest_placements);
+  }
+
+  // One kernel for `nodes` that also writes the results of its reductions that nodes of the fused
+  // part outside `nodes` read (a scatter's or a matmul's operands are written first, and the
+  // kernels after them need the same row statistics): then those kernels read them rather than
+  // computing them again. False, committing nothing, when no such result exists or one kernel
+  // cannot write them all.
+  template <class InGroup>
+  bool add_kernel_sharing_reductions(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
+                                     const std::vector<std::pair<const Value*, Placement>>& root_placements,
+                                     const InGroup& group_has) {
+    std::vector<const Value*> all = roots;
+    std::vector<std::pair<const Value*, Placement>> placements = root_placements;
+    std::string shared;
+    for (const Node* r : nodes) {
+      if (op_category(r->op) != OpCategory::Reduction) continue;
+      for (const Value* v : r->outputs) {
+        if (!read_after(v, nodes, roots, group_has) || placement(v) || std::find(all.begin(), all.end(), v) != all.end()) continue;
+        all.push_back(v);
+        placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
+        shared += (shared.empty() ? "" : ", ") + v->name;
+      }
+    }
+    if (shared.empty()) return false;
+    Candidate c = make_kernel(nodes, all, placements);
+    if (!c.problem.empty()) return false;
+    const std::string note = "also writes " + shared + ", which later kernels read rather than reduce again";
+    c.segment.note = c.segment.note.empty() ? note : note + "; " + c.segment.note;
+    commit_kernel(std::move(c.segment), placements);
+    return true;
+  }
+
+  // Whether a node of the fused part outside `nodes` needs v: through the ops of `nodes`, short of
+  // the `roots` they write.
+  template <class InGroup>
+  static bool read_after(const Value* v, const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
+                         const InGroup& group_has) {
+    std::unordered_set<const Value*> seen;
+    std::vector<const Value*> stack = {v};
+    while (!stack.empty()) {
+      const Value* w = stack.back();
+      stack.pop_back();
+      if (!seen.insert(w).second) continue;
+      for (const Node* u : w->uses) {
+        if (!group_has(u)) continue;
+        if (std::find(nodes.begin(), nodes.end(), u) == nodes.end()) return true;
+        for (const Value* out : u->outputs)
+          if (std::find(roots.begin(), roots.end(), out) == roots.end()) stack.push_back(out);
+      }
+    }
+    return false;
   }
 
   // Reductions that share a kernel, the results they write, and why they are not in an earlier one.

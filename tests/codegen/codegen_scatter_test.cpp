@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "backend_test.h"
@@ -91,6 +92,26 @@ TEST_P(Scatters, SourceNeedsReduction_WrittenFirst) {
   EXPECT_EQ(scatter_kernels(plan), 1);
   bool noted = false;
   for (const Segment& s : plan.segments) noted |= s.note.find("written first") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+// The source's kernel also writes the row maxima that a later kernel (the column sum of x scaled
+// by them) needs: the amax is computed once, not again in a kernel of its own.
+TEST_P(Scatters, SourceReductionReadLater_ComputedOnce) {
+  const Plan plan = check_trace(
+      "def f(x, i):\n  # x: \"cpu f32[64, 32]\"\n  # i: \"cpu i64[64, 32]\"\n"
+      "  a = prims.full((16, 32), 0.0, device=devices.Device(\"cpu\"), dtype=dtypes.float32)\n"
+      "  m = prims.amax(x, (1,))\n  mb = prims.broadcast_in_dim(m, (64, 32), (0,))\n  s = prims.sub(x, mb)\n"
+      "  t0 = prims.scatter_add(a, i, s, 0)\n  e = prims.mul(x, mb)\n  t1 = prims.sum(e, (0,))\n  return (t0, t1)\n",
+      64);
+  int amax_kernels = 0;
+  for (const Segment& seg : plan.segments)  // the kernel's own fusion: seg.nodes are the program's, gone with it
+    if (seg.fusion)
+      amax_kernels += std::any_of(seg.fusion->nodes().begin(), seg.fusion->nodes().end(),
+                                  [](const auto& n) { return n->op == OpKind::Amax; });
+  EXPECT_EQ(amax_kernels, 1);
+  bool noted = false;
+  for (const Segment& seg : plan.segments) noted |= seg.note.find("also writes m") != std::string::npos;
   EXPECT_TRUE(noted);
 }
 
