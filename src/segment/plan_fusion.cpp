@@ -54,6 +54,7 @@
 #include "passes/split_reductions.h"
 #include "passes/zero_based_scatters.h"
 #include "segment/extract_segment.h"
+#include "segment/matmul_result_layout.h"
 #include "segment/memory_plan.h"
 #include "segment/output_layouts.h"
 
@@ -295,9 +296,9 @@ class Planner {
   }
 
   // Step 2b for a matmul: a library segment of its own, its result a dense buffer in the order
-  // result_layout gives. An operand that is a view of placed storage whose matrices are row- or
-  // column-major (layout/strided_gemm.h) is passed with its layout (an alias segment places it
-  // first); any other is written first, contiguous, by the kernels of step 5's rules. A fusion
+  // matmul_result_layout gives. An operand that is a view of placed storage whose matrices are
+  // row- or column-major (layout/strided_gemm.h) is passed with its layout (an alias segment places
+  // it first); any other is written first, contiguous, by the kernels of step 5's rules. A fusion
   // input is read as it comes.
   template <class InGroup>
   void plan_library_call(const Node* n, const InGroup& group_has) {
@@ -348,7 +349,8 @@ class Planner {
     const Value* out = n->output();
     std::string order;
     std::vector<const Value*> roots = {out};
-    std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, result_layout(n, &order)}}};
+    const Layout layout = matmul_result_layout(fusion_, n, placement(n->inputs[0])->layout, placement(n->inputs[1])->layout, &order);
+    std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, layout}}};
     std::string epilogue = slots.bias >= 0 ? "bias" : "";
     if (slots.addend >= 0) epilogue = std::string("+ c (C, beta = 1)") + (epilogue.empty() ? "" : ", then bias");
     if (n->op == OpKind::MatmulGelu) {
@@ -374,40 +376,6 @@ class Planner {
       for (const Node* u : out->uses)
         if (is_elementwise(u->op)) names += (names.empty() ? "" : ", ") + u->output()->name + " (" + std::string(op_name(u->op)) + ")";
     return names.empty() ? "" : "; read by elementwise ops in kernels after it: " + names;
-  }
-
-  // The layout a matmul's result is written in: dense, and row-major unless it is a plain matmul
-  // (not matmul_gelu, whose two results share one layout), is not returned itself, and its one use
-  // is a transpose that keeps the last dim last and whose result is returned, through views, as a
-  // fusion output or read by another matmul: then in that transpose's order, so that the transpose
-  // (and a reshape that merges its dims) is a view, where the GEMMs can write it
-  // (layout/strided_gemm.h). `why` gets a note when it is not row-major.
-  Layout result_layout(const Node* n, std::string* why) const {
-    const Value* out = n->output();
-    const Layout dense = Layout::contiguous(out->shape);
-    if (n->op != OpKind::Matmul || fusion_.is_output(out) || out->uses.size() != 1 || out->uses[0]->op != OpKind::Transpose) return dense;
-    const Node* t = out->uses[0];
-    const std::vector<int64_t>& perm = t->attr<PermuteAttrs>().permutation;
-    if (perm.back() != out->rank() - 1) return dense;
-    bool needed_whole = false;
-    for (const Value* v = t->output();;) {
-      if (fusion_.is_output(v) || std::any_of(v->uses.begin(), v->uses.end(), [](const Node* u) {
-            return op_category(u->op) == OpCategory::Contraction;
-          })) {
-        needed_whole = true;
-        break;
-      }
-      if (v->uses.size() != 1 || !is_view_op(v->uses[0]->op)) break;
-      v = v->uses[0]->output();
-    }
-    if (!needed_whole) return dense;
-    Layout l = dense;
-    const Layout ordered = Layout::contiguous(t->output()->shape);
-    for (size_t i = 0; i < perm.size(); ++i) l.strides[static_cast<size_t>(perm[i])] = ordered.strides[i];
-    if (!strided_gemm(placement(n->inputs[0])->layout, placement(n->inputs[1])->layout, l, nullptr)) return dense;
-    *why = "; result written in the order of its transpose " + t->output()->name + ", strides " +
-           shape_to_string(l.strides);
-    return l;
   }
 
   // The nodes of the fused part that `roots` need and that are not placed yet, in program order.
