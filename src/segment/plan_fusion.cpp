@@ -178,6 +178,8 @@ class Planner {
     for (const Value* out : fusion_.outputs()) need(out);
     for (const auto& n : fusion_.nodes())
       if (split.trailing[n->id]) need(n->inputs[0]);
+    live_.assign(fusion_.nodes().size(), false);  // the rewrites may leave nodes nothing reads
+    for (const Node* n : nodes_for(needed, group_has)) live_[n->id] = true;
 
     plan_ordered_ops(needed, group_has);
 
@@ -522,11 +524,11 @@ class Planner {
     return true;
   }
 
-  // Whether a node of the fused part outside `nodes` needs v: through the ops of `nodes`, short of
-  // the `roots` they write.
+  // Whether a node of the fused part outside `nodes` that an output needs reads v: through the ops
+  // of `nodes`, short of the `roots` they write.
   template <class InGroup>
-  static bool read_after(const Value* v, const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
-                         const InGroup& group_has) {
+  bool read_after(const Value* v, const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
+                  const InGroup& group_has) const {
     std::unordered_set<const Value*> seen;
     std::vector<const Value*> stack = {v};
     while (!stack.empty()) {
@@ -534,7 +536,7 @@ class Planner {
       stack.pop_back();
       if (!seen.insert(w).second) continue;
       for (const Node* u : w->uses) {
-        if (!group_has(u)) continue;
+        if (!group_has(u) || !live_[u->id]) continue;
         if (std::find(nodes.begin(), nodes.end(), u) == nodes.end()) return true;
         for (const Value* out : u->outputs)
           if (std::find(roots.begin(), roots.end(), out) == roots.end()) stack.push_back(out);
@@ -762,6 +764,7 @@ class Planner {
   Plan plan_;
   Segment pending_alias_;
   std::unordered_map<const Node*, int> kernel_of_;  // the kernel segment computing each node
+  std::vector<bool> live_;  // by node id: the fused part's nodes that an output it makes needs
   // Matmul operands written first by a kernel (not passed as layout), and why.
   std::unordered_map<const Value*, std::string> gemm_copy_reason_;
 };

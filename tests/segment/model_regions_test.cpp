@@ -1,8 +1,9 @@
 // The regions of real training steps (tests/segment/model_regions: nanoGPT's and a Llama's, saved
 // by bench/model_steps.py with their input layouts): each plans, every kernel's source generates
 // for both targets (and compiles with NVRTC for sm_90 where it is there, with the default and the
-// experimental schedules, spilling no more than recorded), every kernel writes something, and
-// the kernel counts, kernel names and bytes match the golden summary, model_regions/expected.txt.
+// experimental schedules, spilling no more than recorded), every kernel writes something, every
+// buffer is read by a later segment or returned, and the kernel counts, kernel names and bytes
+// match the golden summary, model_regions/expected.txt.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -52,6 +53,8 @@ TEST(ModelRegions, EveryRegion_PlansWithGoldenKernelsAndBytes) {
     const std::string text = test::read_text_file(path);
     const Fusion fusion = read_trace(text, path.filename().string());
     const Plan plan = plan_fusion(fusion, read_repro_layouts(text, fusion), {});
+    for (const BufferPlan& b : plan.buffers)  // each read by a later segment, or returned
+      EXPECT_GT(b.last_use, b.producer) << b.value->name << ", written by segment #" << b.producer << ", is never read";
     int64_t read = 0, written = 0;
     std::string names;
     for (const Segment& s : plan.segments) {
