@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The checks that wait for a GPU, in the order their answers are worth: for a machine with an
+# NVIDIA GPU and no network (the GPU machine), a Release build in BUILD_DIR and the wheels in .whl
+# (tools/python_wheels.sh). Each stage writes its log to OUT_DIR and prints a few lines; a stage
+# that runs past its share of CALL_CAP seconds is cut off, so a short call still returns the first
+# answers. STAGES picks them (comma-separated, in this order):
+#   attention  the CUDA test of the attention claim (python/tests/test_thunder_attention.py), which
+#              decides whether vf_attention becomes the default
+#   steps      the model steps (bench/model_steps.py, MODELS, default nanogpt) with and without the
+#              attention and matmul claims, profiled (the attention kernels each system runs) and
+#              checked against eager; docs/model_steps.md's format, in OUT_DIR
+#   schedules  the CUDA reduction tests under VF_EXPERIMENTAL_SCHEDULES=sliced,preload,prefetch
+#              (schedule_cuda.h), which decide whether those schedules become the defaults
+#   ncu        Nsight Compute on the layer-norm backward regions with and without those schedules
+#   OUT_DIR=out STAGES=attention,steps CALL_CAP=500 VF_COMMIT=abc1234 tools/gpu_pending.sh
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+BUILD_DIR=${BUILD_DIR:-build}
+OUT_DIR=${OUT_DIR:-.}
+STAGES=${STAGES:-attention,steps,schedules,ncu}
+CALL_CAP=${CALL_CAP:-560}
+MODELS=${MODELS:-nanogpt}
+SCHEDULES=sliced,preload,prefetch
+mkdir -p "$OUT_DIR"
+export VF_CACHE_DIR=${VF_CACHE_DIR:-$(mktemp -d)} VF_SOURCE_DIR=$PWD PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+start=$SECONDS
+left() { local l=$((CALL_CAP - (SECONDS - start))); echo $((l > 1 ? l : 1)); }  # timeout 0 would mean none
+wants() { [[ ",$STAGES," == *",$1,"* ]]; }
+
+if wants attention; then
+  timeout "$(left)" tools/gpu_python_test.sh -k "Attention_" -p no:cacheprovider >"$OUT_DIR/attention.log" 2>&1
+  echo "attention: rc=$? $(tail -n 1 "$OUT_DIR/attention.log")"
+  grep -E "^(FAILED|ERROR)" "$OUT_DIR/attention.log" | head -n 8
+  python3 -c "import torch; print('torch', torch.__version__, 'cudnn', torch.backends.cudnn.version())"
+  echo "  at $((SECONDS - start)) s"
+fi
+
+if wants steps; then
+  systems=${SYSTEMS:-eager,torch.compile,thunder+viewfuse,thunder+viewfuse+attention,thunder+viewfuse+attention+matmul}
+  checks=${CHECKS:-thunder+viewfuse+attention+matmul}
+  OUT_DIR=$OUT_DIR timeout "$(left)" tools/gpu_model_steps.sh --models "$MODELS" --steps 6 --warmup 2 --region-runs 5 \
+    --profile --systems "$systems" --check-systems "$checks" --commit "${VF_COMMIT:-}" >"$OUT_DIR/model_steps.log" 2>&1
+  echo "steps: rc=$?"
+  grep -E "check |Error|Traceback" "$OUT_DIR/model_steps.log" | head -n 12
+  grep -E "profile " "$OUT_DIR/model_steps.log" | grep -iE "attn|attention|fmha|flash|cudnn|sdpa" | head -n 24
+  grep -E "^\| (thunder|eager|torch)|^## " "$OUT_DIR/model_steps.md" 2>/dev/null | cut -c1-160 | head -n 16
+  echo "  at $((SECONDS - start)) s"
+fi
+
+if wants schedules; then
+  tests="Reduc|Column|Norm|Softmax|CudaBackend|CodegenGpu"
+  VF_EXPERIMENTAL_SCHEDULES=$SCHEDULES timeout "$(left)" ctest --test-dir "$BUILD_DIR" -R "$tests" -j 14 \
+    --output-on-failure >"$OUT_DIR/ctest_schedules.log" 2>&1
+  echo "schedules: rc=$? $(grep -E 'tests passed' "$OUT_DIR/ctest_schedules.log")"
+  grep -E "\(Failed\)|\*\*\*Exception|\(Timeout\)" "$OUT_DIR/ctest_schedules.log" | head -n 10
+  echo "  at $((SECONDS - start)) s"
+fi
+
+if wants ncu; then
+  for region in nanogpt_017 llama2_013; do
+    for schedules in "" "$SCHEDULES"; do
+      VF_EXPERIMENTAL_SCHEDULES=$schedules timeout 40 ncu --clock-control none --kernel-name regex:vf_ \
+        --section SpeedOfLight "$BUILD_DIR/viewfuse" run "tests/segment/model_regions/$region.py" --device cuda \
+        >"$OUT_DIR/ncu_${region}_${schedules:-default}.txt" 2>&1
+      echo "ncu $region [${schedules:-default}]"
+      awk '/^  vf_/{n=$1} /DRAM Throughput/{d=$NF} /^ +Duration/{print "  " n, $NF, $(NF-1), "dram%", d}' \
+        "$OUT_DIR/ncu_${region}_${schedules:-default}.txt" | head -n 8
+    done
+  done
+  echo "  at $((SECONDS - start)) s"
+fi
