@@ -289,6 +289,7 @@ std::unique_ptr<CompiledFusion::Prepared> CompiledFusion::build_prepared(const s
   std::vector<Layout> layouts;
   for (const Arg& a : args) layouts.push_back(std::holds_alternative<Tensor>(a) ? std::get<Tensor>(a).layout : Layout{});
   p->plan = plan_fusion(*fusion_, layouts, plan_options);
+  p->plan.source = fusion_;
   const Plan& plan = p->plan;
   const Fusion& planned = plan.planned(*fusion_);  // (the rewritten one, when reductions were split)
   const auto& inputs = planned.inputs();

@@ -103,6 +103,9 @@ struct Plan {
   // The fusion planned, when planning rewrote the one given (split reductions); every Value and
   // Node of the plan is then one of its own. Its inputs and outputs match the given fusion's.
   std::shared_ptr<const Fusion> rewritten;
+  // The fusion as given, where the caller shares it (the executor does): a copy of the plan then
+  // keeps every Node and Value it points to alive, after the CompiledFusion that made it is gone.
+  std::shared_ptr<const Fusion> source;
   std::vector<std::string> rewrites;  // what was rewritten, a line each
   std::vector<Segment> segments;
   std::vector<BufferPlan> buffers;
