@@ -22,9 +22,9 @@ installed). One step is forward, loss and backward, no optimizer, in bf16 on the
 A viewfuse system (Thunder with viewfuse, then the sdpa executor) may be named with modifiers
 after "thunder+viewfuse", each a compile option (VIEWFUSE_MODIFIERS): +matmul (vf_matmul=True:
 matmul and linear as cuBLASLt calls in the regions), -matmul (the default, said), -epilogues
-(vf_matmul_epilogues=False: a matmul's gelu and residual adds in kernels), +attention
-(vf_attention=True: attention as torch's cuDNN kernel where torch's eager call would run it),
--attention (the default, said). thunder+viewfuse+defaults is viewfuse before Thunder's default executors. A name ending in
+(vf_matmul_epilogues=False: a matmul's gelu and residual adds in kernels), +attention (the
+default, said: attention as torch's cuDNN kernel where torch's eager call would run it),
+-attention (vf_attention=False: attention left to the sdpa executor). thunder+viewfuse+defaults is viewfuse before Thunder's default executors. A name ending in
 "+experimental" is that system with VF_EXPERIMENTAL_SCHEDULES set to every experimental CUDA
 schedule (EXPERIMENTAL_SCHEDULES) during each of its steps, so that its kernels are compiled
 with them (the kernel cache is keyed by source, so the other systems keep theirs).

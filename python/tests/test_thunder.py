@@ -502,8 +502,8 @@ def test_model_step_on_cuda_runs_everything_in_regions(model_name):
     and vf_matmul=True: the linears and matmuls, forward and backward, are in viewfuse regions
     (cuBLASLt calls, linear's bias in the call), only attention stays with sdpa (viewfuse, first in
     the list, does not claim it through its matmuls and softmax: a flash kernel never writes the
-    T x T scores), and the loss and every gradient equal eager's (float32 without TF32 on both
-    sides)."""
+    T x T scores; nor whole, in float32, where torch's own choice is not cuDNN), and the loss and
+    every gradient equal eager's (float32 without TF32 on both sides)."""
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA: on the CPU viewfuse leaves matmuls to torch (the test above)")
     sdpa = thunder.get_executor("sdpa")

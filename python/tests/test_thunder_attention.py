@@ -68,8 +68,10 @@ def cpu_claiming_executor(monkeypatch):
     return ViewfuseExecutor("viewfuse_attention_test")
 
 
-def test_Attention_Claimed_ForwardAndBackwardCallsGiveEagerValues(cpu_claiming_executor):
-    jfn = thunder.jit(_attention, executors=[cpu_claiming_executor], vf_attention=True)
+@pytest.mark.parametrize("options", [{}, {"vf_attention": True}])
+def test_Attention_Claimed_ForwardAndBackwardCallsGiveEagerValues(cpu_claiming_executor, options):
+    """Claimed by default and with vf_attention=True."""
+    jfn = thunder.jit(_attention, executors=[cpu_claiming_executor], **options)
     _check_values_and_grads(jfn, _inputs("cpu", torch.float32), 1e-5)
     forward, backward = thunder.last_traces(jfn)[-1], thunder.last_backward_traces(jfn)[-1]
     assert "viewfuse_cudnn_attention" in _names(forward), str(forward)
@@ -79,16 +81,14 @@ def test_Attention_Claimed_ForwardAndBackwardCallsGiveEagerValues(cpu_claiming_e
 
 
 def test_Attention_NoGradient_ForwardCallOnly(cpu_claiming_executor):
-    jfn = thunder.jit(_attention, executors=[cpu_claiming_executor], vf_attention=True)
+    jfn = thunder.jit(_attention, executors=[cpu_claiming_executor])
     args = [a.detach() for a in _inputs("cpu", torch.float32)]
     torch.testing.assert_close(jfn(*args), _attention(*args), atol=1e-5, rtol=1e-5)
     assert "viewfuse_cudnn_attention" in _names(thunder.last_traces(jfn)[-1])
 
 
-@pytest.mark.parametrize("options", [{}, {"vf_attention": False}])
-def test_Attention_OptionOff_NotClaimed(cpu_claiming_executor, options):
-    """Off by default (until a GPU run checks the claim) and with vf_attention=False."""
-    jfn = thunder.jit(_attention, executors=[cpu_claiming_executor], **options)
+def test_Attention_OptionOff_NotClaimed(cpu_claiming_executor):
+    jfn = thunder.jit(_attention, executors=[cpu_claiming_executor], vf_attention=False)
     args = _inputs("cpu", torch.float32)
     torch.testing.assert_close(jfn(*args), _attention(*args), atol=1e-5, rtol=1e-5)
     assert "viewfuse_cudnn_attention" not in _names(thunder.last_traces(jfn)[-1])
@@ -96,7 +96,7 @@ def test_Attention_OptionOff_NotClaimed(cpu_claiming_executor, options):
 
 def test_Attention_NotCudnnsChoice_NotClaimed(cpu_claiming_executor, monkeypatch):
     monkeypatch.setattr(_thunder_attention, "eager_backend", lambda *args: 1)  # flash
-    jfn = thunder.jit(_attention, executors=[cpu_claiming_executor], vf_attention=True)
+    jfn = thunder.jit(_attention, executors=[cpu_claiming_executor])
     args = _inputs("cpu", torch.float32)
     torch.testing.assert_close(jfn(*args), _attention(*args), atol=1e-5, rtol=1e-5)
     assert "viewfuse_cudnn_attention" not in _names(thunder.last_traces(jfn)[-1])
@@ -105,7 +105,7 @@ def test_Attention_NotCudnnsChoice_NotClaimed(cpu_claiming_executor, monkeypatch
 def test_Attention_OnTheCpu_LeftToItsPrims():
     """The real checker on CPU tensors: no claim (cuDNN is a CUDA kernel); Thunder writes attention
     as matmuls and a softmax, whose elementwise parts viewfuse fuses."""
-    jfn = thunder.jit(_attention, executors=[viewfuse_ex], vf_attention=True)
+    jfn = thunder.jit(_attention, executors=[viewfuse_ex])
     args = [a.detach() for a in _inputs("cpu", torch.float32)]
     torch.testing.assert_close(jfn(*args), _attention(*args), atol=1e-5, rtol=1e-5)
     assert "viewfuse_cudnn_attention" not in _names(thunder.last_traces(jfn)[-1])
@@ -114,13 +114,13 @@ def test_Attention_OnTheCpu_LeftToItsPrims():
 @pytest.mark.parametrize("shape", [(2, 4, 256, 64), (1, 2, 200, 128)])
 def test_Attention_OnCuda_ClaimedExactlyWhereEagerRunsCudnn(shape):
     """bf16 causal attention with the sdpa executor after viewfuse (as the model-step benchmark
-    runs it) and vf_attention=True: viewfuse claims it exactly when torch's own choice for these tensors is cuDNN, and
-    the output and the gradients of q, k and v equal eager's."""
+    runs it), the claim on by default: viewfuse claims it exactly when torch's own choice for these
+    tensors is cuDNN, and the output and the gradients of q, k and v equal eager's."""
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA: the claim is of cuDNN's kernel (the CPU tests above check the wiring)")
     args = _inputs("cuda", torch.bfloat16, shape)
     cudnn = int(torch._fused_sdp_choice(*args, None, 0.0, True)) == _thunder_attention._CUDNN
-    jfn = thunder.jit(_attention, executors=[viewfuse_ex, thunder.get_executor("sdpa")], vf_attention=True)
+    jfn = thunder.jit(_attention, executors=[viewfuse_ex, thunder.get_executor("sdpa")])
     _check_values_and_grads(jfn, args, 2e-2)
     forward = thunder.last_traces(jfn)[-1]
     assert ("viewfuse_cudnn_attention" in _names(forward)) == cudnn, str(forward)

@@ -3,16 +3,15 @@
 Thunder's sdpa executor chooses between the flash and the memory-efficient kernels only. Recent
 torch (2.11 here) prefers cuDNN's fused attention in eager `F.scaled_dot_product_attention` on
 Hopper and Blackwell GPUs with cuDNN newer than 9.15 (aten's sdp_utils.cpp), so eager and
-torch.compile would run cuDNN's kernels where a Thunder step runs flash's. That would explain the
-H100 profiles of the model steps, where Thunder's attention took 3.34 ms of nanoGPT's step against
-eager's 2.42, and 8.57 ms of Llama's against 4.90 (docs/performance.md); no profile has yet named
-the kernels eager ran. viewfuse's executor claims the torch-level symbol
-exactly where torch itself would run cuDNN (its own choice, asked at trace time of CUDA tensors of
-the proxies' shapes) and runs the two aten calls eager's autograd runs:
-`_scaled_dot_product_cudnn_attention` and its backward. Elsewhere it leaves attention to the next
-executor (the sdpa executor, or torch). The claim is made with the compile option
-`vf_attention=True`; it is off by default until a GPU run has checked its values and measured the
-model steps with it (no device could be started in the session that wrote it).
+torch.compile run cuDNN's kernels where a Thunder step runs flash's: on an H100 with cuDNN 9.19
+(docs/model_steps.md, session 24) eager's and torch.compile's nanoGPT steps ran
+`cudnn_generated_fort_native_sdpa_sm90_flash_*` (2.42 ms of attention a step) where Thunder's sdpa
+executor ran `pytorch_flash::flash_*` (3.31 ms); Llama's 4.88 against 8.50 ms. viewfuse's executor
+claims the torch-level symbol exactly where torch itself would run cuDNN (its own choice, asked at
+trace time of CUDA tensors of the proxies' shapes) and runs the two aten calls eager's autograd
+runs: `_scaled_dot_product_cudnn_attention` and its backward (then 2.38 and 4.95 ms). Elsewhere it
+leaves attention to the next executor (the sdpa executor, or torch). On by default; the compile
+option `vf_attention=False` turns the claim off.
 """
 
 from __future__ import annotations
@@ -56,7 +55,7 @@ def attention_checker(query, key, value, attn_mask=None, dropout_p=0.0, is_causa
     """Claims attention without a mask where torch's eager call would run cuDNN's kernel."""
     if get_compile_option("vf_attention", "viewfuse: run scaled_dot_product_attention as torch's eager call "
                           "does where that is cuDNN's kernel (Thunder's sdpa executor runs flash). "
-                          "Default False.") is not True:
+                          "Default True.") is False:
         return False
     if attn_mask is not None or not _on_cuda(query, key, value):
         return False

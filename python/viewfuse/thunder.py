@@ -13,8 +13,8 @@ scatters (embedding_backward, index_add, scatter_add) add in the index's order o
 gradients repeat from run to run (docs/design.md, "Scatters"). `vf_matmul=True` claims matmul and
 linear of CUDA tensors (cuBLASLt calls in the regions); `vf_matmul_epilogues=False` then computes a
 tanh gelu or a residual add after one in a kernel rather than in the call (docs/design.md, "Library
-segments"). `vf_attention=True` claims attention on CUDA whole where torch's eager call would run
-cuDNN's kernel (_thunder_attention); by default it is left to the next executor.
+segments"). Attention on CUDA is claimed whole where torch's eager call would run cuDNN's kernel
+(_thunder_attention); `vf_attention=False` leaves it to the next executor.
 """
 
 from __future__ import annotations
