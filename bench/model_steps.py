@@ -25,9 +25,9 @@ matmul and linear as cuBLASLt calls in the regions), -matmul (the default, said)
 (vf_matmul_epilogues=False: a matmul's gelu and residual adds in kernels), +attention (the
 default, said: attention as torch's cuDNN kernel where torch's eager call would run it),
 -attention (vf_attention=False: attention left to the sdpa executor). thunder+viewfuse+defaults is viewfuse before Thunder's default executors. A name ending in
-"+experimental" is that system with VF_EXPERIMENTAL_SCHEDULES set to every experimental CUDA
-schedule (EXPERIMENTAL_SCHEDULES) during each of its steps, so that its kernels are compiled
-with them (the kernel cache is keyed by source, so the other systems keep theirs).
+"+plain" is that system with VF_DISABLE_SCHEDULES set to every CUDA schedule that can be switched
+off (SWITCHABLE_SCHEDULES) during each of its steps, so that its kernels are compiled without them
+(the kernel cache is keyed by source, so the other systems keep theirs).
 
 Writes docs/model_steps.md, docs/model_steps.json and docs/model_steps.png (--out to elsewhere).
 --device cpu --small runs everything on tiny configs on the CPU: a check of the script.
@@ -140,14 +140,14 @@ def with_loss(torch, model, vocab: int, with_logits: bool = False):
 VIEWFUSE_MODIFIERS = {"+matmul": {"vf_matmul": True}, "-matmul": {"vf_matmul": False},
                       "-epilogues": {"vf_matmul_epilogues": False}, "+attention": {"vf_attention": True},
                       "-attention": {"vf_attention": False}}
-EXPERIMENTAL_SCHEDULES = "sliced,preload,prefetch"  # codegen/schedule_cuda.h experimental_schedule
+SWITCHABLE_SCHEDULES = "sliced,preload,prefetch"  # codegen/schedule_cuda.h schedule_enabled
 
 
 class ScheduledSystem:
-    """A system whose steps run with VF_EXPERIMENTAL_SCHEDULES set (see step())."""
+    """A system whose steps run with VF_DISABLE_SCHEDULES set (see step())."""
 
-    def __init__(self, fn, schedules: str):
-        self.fn, self.schedules = fn, schedules
+    def __init__(self, fn, disabled: str):
+        self.fn, self.disabled = fn, disabled
 
     def __call__(self, *args):
         return self.fn(*args)
@@ -156,8 +156,8 @@ class ScheduledSystem:
 def make_system(torch, name: str, module):
     import thunder
 
-    if name.endswith("+experimental"):
-        return ScheduledSystem(make_system(torch, name.removesuffix("+experimental"), module), EXPERIMENTAL_SCHEDULES)
+    if name.endswith("+plain"):
+        return ScheduledSystem(make_system(torch, name.removesuffix("+plain"), module), SWITCHABLE_SCHEDULES)
 
     if name == "eager":
         return module
@@ -191,9 +191,9 @@ def build(torch, model_name: str, small: bool, dtype, device, seed: int = 0, wit
 
 
 def step(fn, module, idx, targets):
-    schedules = getattr(fn, "schedules", None)
-    if schedules is not None:  # the backward's regions compile in loss.backward(): the whole step
-        with unittest.mock.patch.dict(os.environ, {"VF_EXPERIMENTAL_SCHEDULES": schedules}):
+    disabled = getattr(fn, "disabled", None)
+    if disabled is not None:  # the backward's regions compile in loss.backward(): the whole step
+        with unittest.mock.patch.dict(os.environ, {"VF_DISABLE_SCHEDULES": disabled}):
             return step(fn.fn, module, idx, targets)
     out = fn(idx, targets)
     loss, logits = out if isinstance(out, tuple) else (out, None)

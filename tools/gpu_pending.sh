@@ -4,14 +4,13 @@
 # (tools/python_wheels.sh). Each stage writes its log to OUT_DIR and prints a few lines; a stage
 # that runs past its share of CALL_CAP seconds is cut off, so a short call still returns the first
 # answers. STAGES picks them (comma-separated, in this order):
-#   attention  the CUDA test of the attention claim (python/tests/test_thunder_attention.py), which
-#              decides whether vf_attention becomes the default
+#   attention  the CUDA tests of the attention claim (python/tests/test_thunder_attention.py)
 #   steps      the model steps (bench/model_steps.py, MODELS, default nanogpt) with and without the
-#              attention and matmul claims, profiled (the attention kernels each system runs) and
-#              checked against eager; docs/model_steps.md's format, in OUT_DIR
-#   schedules  the CUDA reduction tests under VF_EXPERIMENTAL_SCHEDULES=sliced,preload,prefetch
-#              (schedule_cuda.h), which decide whether those schedules become the defaults
-#   ncu        Nsight Compute on the layer-norm backward regions with and without those schedules
+#              attention claim, the matmul claim (vf_matmul, off by default: issue 25) and the
+#              reduction schedules that can be switched off, profiled (the kernels each system
+#              runs) and checked against eager; docs/model_steps.md's format, in OUT_DIR
+#   schedules  the CUDA reduction tests with those schedules switched off (VF_DISABLE_SCHEDULES)
+#   ncu        Nsight Compute on the layer-norm backward regions with and without them
 #   OUT_DIR=out STAGES=attention,steps CALL_CAP=500 VF_COMMIT=abc1234 tools/gpu_pending.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -37,8 +36,8 @@ if wants attention; then
 fi
 
 if wants steps; then
-  systems=${SYSTEMS:-eager,torch.compile,thunder+viewfuse,thunder+viewfuse+attention,thunder+viewfuse+attention+matmul}
-  checks=${CHECKS:-thunder+viewfuse+attention+matmul}
+  systems=${SYSTEMS:-eager,torch.compile,thunder+viewfuse,thunder+viewfuse+plain,thunder+viewfuse-attention,thunder+viewfuse+matmul}
+  checks=${CHECKS:-thunder+viewfuse,thunder+viewfuse+matmul}
   OUT_DIR=$OUT_DIR timeout "$(left)" tools/gpu_model_steps.sh --models "$MODELS" --steps 6 --warmup 2 --region-runs 5 \
     --profile --systems "$systems" --check-systems "$checks" --commit "${VF_COMMIT:-}" >"$OUT_DIR/model_steps.log" 2>&1
   echo "steps: rc=$?"
@@ -50,22 +49,22 @@ fi
 
 if wants schedules; then
   tests="Reduc|Column|Norm|Softmax|CudaBackend|CodegenGpu"
-  VF_EXPERIMENTAL_SCHEDULES=$SCHEDULES timeout "$(left)" ctest --test-dir "$BUILD_DIR" -R "$tests" -j 14 \
+  VF_DISABLE_SCHEDULES=$SCHEDULES timeout "$(left)" ctest --test-dir "$BUILD_DIR" -R "$tests" -j 14 \
     --output-on-failure >"$OUT_DIR/ctest_schedules.log" 2>&1
-  echo "schedules: rc=$? $(grep -E 'tests passed' "$OUT_DIR/ctest_schedules.log")"
+  echo "schedules switched off: rc=$? $(grep -E 'tests passed' "$OUT_DIR/ctest_schedules.log")"
   grep -E "\(Failed\)|\*\*\*Exception|\(Timeout\)" "$OUT_DIR/ctest_schedules.log" | head -n 10
   echo "  at $((SECONDS - start)) s"
 fi
 
 if wants ncu; then
   for region in nanogpt_017 llama2_013; do
-    for schedules in "" "$SCHEDULES"; do
-      VF_EXPERIMENTAL_SCHEDULES=$schedules timeout 40 ncu --clock-control none --kernel-name regex:vf_ \
+    for disabled in "" "$SCHEDULES"; do
+      log="$OUT_DIR/ncu_${region}${disabled:+_plain}.txt"
+      VF_DISABLE_SCHEDULES=$disabled timeout 40 ncu --clock-control none --kernel-name regex:vf_ \
         --section SpeedOfLight "$BUILD_DIR/viewfuse" run "tests/segment/model_regions/$region.py" --device cuda \
-        >"$OUT_DIR/ncu_${region}_${schedules:-default}.txt" 2>&1
-      echo "ncu $region [${schedules:-default}]"
-      awk '/^  vf_/{n=$1} /DRAM Throughput/{d=$NF} /^ +Duration/{print "  " n, $NF, $(NF-1), "dram%", d}' \
-        "$OUT_DIR/ncu_${region}_${schedules:-default}.txt" | head -n 8
+        >"$log" 2>&1
+      echo "ncu $region [${disabled:+without }${disabled:-default}]"
+      awk '/^  vf_/{n=$1} /DRAM Throughput/{d=$NF} /^ +Duration/{print "  " n, $NF, $(NF-1), "dram%", d}' "$log" | head -n 8
     done
   done
   echo "  at $((SECONDS - start)) s"

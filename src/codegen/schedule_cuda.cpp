@@ -67,8 +67,8 @@ bool calls_math_function(OpKind fn) {
 //
 // Reducing outer dims of many rows: a thread per row, so that a warp's loads are neighbours along
 // the innermost (row) dim, the row in registers when it has at most 16 elements (64 registers of
-// loads). Of fewer rows (at least 32, below 32K), with only row stores and the experimental
-// schedule "sliced": a lane per row of a tile of 32 and warps splitting the rows' elements.
+// loads). Of fewer rows (at least 32, below 32K), with only row stores and the schedule "sliced"
+// (schedule_enabled): a lane per row of a tile of 32 and warps splitting the rows' elements.
 //
 // Otherwise a team of threads takes a row (a serial nest: a chunk of rows, in order), each thread v
 // consecutive elements at a time (v fills 16 bytes of the widest dtype that moves with unit stride
@@ -86,7 +86,7 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
       r.per_thread = static_cast<int32_t>(std::bit_ceil(static_cast<uint64_t>(n.inner)));
     return;
   }
-  if (!n.inner_reduced && n.rows >= 32 && !nest.serial && experimental_schedule("sliced") &&
+  if (!n.inner_reduced && n.rows >= 32 && !nest.serial && schedule_enabled("sliced") &&
       std::all_of(nest.stores.begin(), nest.stores.end(), [](const StoreStmt& s) { return s.row; })) {
     // Fewer rows reducing outer dims (a column reduction's partials, [chunks, C] to [C]): a team
     // per row would read each element alone, a thread per row leave the GPU idle. Sliced: 32
@@ -185,9 +185,9 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
   // statistics) go before its first loop, and, where every load of the row kept takes at most half
   // the registers (ptxas spills beyond), the packed loads of the later loops (a residual read by
   // the stores, a norm's weight) are read by the first.
-  r.prefetch = nest.serial && experimental_schedule("prefetch") && 4 * r.load_registers <= r.registers;
+  r.prefetch = nest.serial && schedule_enabled("prefetch") && 4 * r.load_registers <= r.registers;
   r.preloaded.assign(nest.values.size(), 0);
-  r.preload_row_values = experimental_schedule("preload");
+  r.preload_row_values = schedule_enabled("preload");
   if (!r.preload_row_values || 2 * r.load_registers > r.registers) return;
   for (size_t id = 0; id < nest.values.size(); ++id) {
     if (!r.packed[id] || ready[id] != 0 || needs[0][id]) continue;
@@ -547,14 +547,14 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir) {
   return s;
 }
 
-bool experimental_schedule(std::string_view name) {
-  const char* env = std::getenv("VF_EXPERIMENTAL_SCHEDULES");
+bool schedule_enabled(std::string_view name) {
+  const char* env = std::getenv("VF_DISABLE_SCHEDULES");
   for (std::string_view rest = env ? env : ""; !rest.empty();) {
     const size_t comma = rest.find(',');
-    if (rest.substr(0, comma) == name) return true;
+    if (rest.substr(0, comma) == name) return false;
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
   }
-  return false;
+  return true;
 }
 
 }  // namespace vf

@@ -16,10 +16,10 @@ namespace vf {
 // and last the Divider fields of the nests' unravellings, added to the argument block in nest order.
 KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir);
 
-// Whether the environment variable VF_EXPERIMENTAL_SCHEDULES (a comma-separated list, read at each
-// scheduling) names `name`: the reduction schedules written but not yet checked and measured on a
-// GPU are off unless named: "sliced" (ReductionSchedule::slices), "preload" (preloaded and
-// preload_row_values), "prefetch" (prefetch). The A/B switch for measuring them.
-bool experimental_schedule(std::string_view name);
+// Whether the reduction schedule `name` is on: "sliced" (ReductionSchedule::slices), "preload"
+// (preloaded and preload_row_values), "prefetch" (prefetch). Each is on unless the environment
+// variable VF_DISABLE_SCHEDULES (a comma-separated list, read at each scheduling) names it: the
+// A/B switch for measuring them.
+bool schedule_enabled(std::string_view name);
 
 }  // namespace vf

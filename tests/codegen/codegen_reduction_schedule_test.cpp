@@ -81,7 +81,7 @@ Fusion outer_sums(int64_t rows, int64_t cols) {
 }
 
 TEST(ReductionSchedule, OuterSumOfFewColumns_SlicedTilesOf32) {
-  const test::ScopedEnv on("VF_EXPERIMENTAL_SCHEDULES", "sliced");
+  const test::ScopedEnv on("VF_DISABLE_SCHEDULES", "");
   const Fusion f = outer_sums(512, 768);
   const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
   const ReductionSchedule r = cuda_schedule(f).nests.at(0).reduction;
@@ -93,26 +93,26 @@ TEST(ReductionSchedule, OuterSumOfFewColumns_SlicedTilesOf32) {
   EXPECT_THAT(k.source, HasSubstr("if (lane == 0 && row_in)"));
 }
 
-TEST(ReductionSchedule, OuterSumOfFewColumns_TeamPerRowUnlessSlicedNamed) {
-  const test::ScopedEnv off("VF_EXPERIMENTAL_SCHEDULES", "preload,prefetch");
+TEST(ReductionSchedule, OuterSumOfFewColumns_TeamPerRowWhereSlicedDisabled) {
+  const test::ScopedEnv off("VF_DISABLE_SCHEDULES", "preload,sliced");
   EXPECT_EQ(cuda_schedule(outer_sums(512, 768)).nests.at(0).reduction.slices, 0);
 }
 
 TEST(ReductionSchedule, OuterSumOfFewShortColumns_FewerSlices) {
-  const test::ScopedEnv on("VF_EXPERIMENTAL_SCHEDULES", "sliced");
+  const test::ScopedEnv on("VF_DISABLE_SCHEDULES", "");
   EXPECT_EQ(cuda_schedule(outer_sums(64, 768)).nests.at(0).reduction.slices, 4);  // 16 elements a thread
   EXPECT_EQ(cuda_schedule(outer_sums(8, 768)).nests.at(0).reduction.slices, 1);
 }
 
 TEST(ReductionSchedule, OuterSumOfManyColumns_AThreadPerColumn) {
-  const test::ScopedEnv on("VF_EXPERIMENTAL_SCHEDULES", "sliced");
+  const test::ScopedEnv on("VF_DISABLE_SCHEDULES", "");
   const Fusion f = outer_sums(8, 64 * 1024);
   EXPECT_EQ(cuda_schedule(f).nests.at(0).reduction.slices, 0);
   EXPECT_EQ(generate_kernel(contiguous_spec(f), Target::Cuda).abi.nests[0].team, 1);
 }
 
 TEST(ReductionSchedule, OuterSumWithFullShapeOutput_NotSliced) {
-  const test::ScopedEnv on("VF_EXPERIMENTAL_SCHEDULES", "sliced");
+  const test::ScopedEnv on("VF_DISABLE_SCHEDULES", "");
   Fusion f;
   Value* x = f.add(OpKind::Exp, {f.add_tensor_input("x", DType::Float32, {512, 768})});
   f.add_output(x);
@@ -137,7 +137,7 @@ Fusion residual_norm(int64_t rows, int64_t n) {
 }
 
 TEST(ReductionSchedule, LaterLoopsPacks_PreloadedByTheFirstLoop) {
-  const test::ScopedEnv on("VF_EXPERIMENTAL_SCHEDULES", "sliced,preload");
+  const test::ScopedEnv on("VF_DISABLE_SCHEDULES", "");
   const Fusion f = residual_norm(64, 256);  // 3 packs of a group each: 12 of 64 registers
   const ReductionSchedule r = cuda_schedule(f).nests.at(0).reduction;
   int preloaded = 0;
@@ -147,7 +147,7 @@ TEST(ReductionSchedule, LaterLoopsPacks_PreloadedByTheFirstLoop) {
 }
 
 TEST(ReductionSchedule, RowLoadsOverHalfTheRegisters_NotPreloaded) {
-  const test::ScopedEnv on("VF_EXPERIMENTAL_SCHEDULES", "preload");
+  const test::ScopedEnv on("VF_DISABLE_SCHEDULES", "");
   const Fusion f = residual_norm(64, 4096);  // 3 loads x 4 groups: 48 of 64 registers
   const ReductionSchedule r = cuda_schedule(f).nests.at(0).reduction;
   EXPECT_GT(2 * r.load_registers, r.registers);

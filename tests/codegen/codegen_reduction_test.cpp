@@ -134,12 +134,12 @@ TEST_P(ReductionKernels, ReducedDimsSets_OuterMiddleSeveralAllNone) {
 }
 
 // Outer dims reduced to 0 .. 1000 rows, with and without CUDA's sliced nests (tiles of 32 rows,
-// warps splitting the elements; ReductionSchedule::slices, experimental_schedule("sliced")): a
+// warps splitting the elements; ReductionSchedule::slices, schedule_enabled("sliced")): a
 // last tile of fewer rows, 1 to 32 slices, several reduced dims, integer and NaN-propagating
 // reductions, var_mean's two phases.
 TEST_P(ReductionKernels, OuterDimsOfFewRows_SlicedMatchReference) {
-  for (const char* schedules : {"", "sliced"}) {
-    const test::ScopedEnv env("VF_EXPERIMENTAL_SCHEDULES", schedules);
+  for (const char* disabled : {"", "sliced"}) {
+    const test::ScopedEnv env("VF_DISABLE_SCHEDULES", disabled);
     const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
         {{512, 768}, {0}}, {{8, 64, 100}, {0, 1}}, {{3, 37}, {0}}, {{40, 33}, {0}}, {{1000, 65}, {0}}, {{0, 40}, {0}}};
     uint64_t seed = 300;
@@ -149,7 +149,7 @@ TEST_P(ReductionKernels, OuterDimsOfFewRows_SlicedMatchReference) {
                                                                          {OpKind::Amax, DType::Float32},
                                                                          {OpKind::VarMean, DType::Float64}}) {
       for (const auto& [shape, dims] : cases) {
-        SCOPED_TRACE(std::string(schedules) + " " + std::string(op_name(op)) + " " +
+        SCOPED_TRACE(std::string("disabled: ") + disabled + " " + std::string(op_name(op)) + " " +
                      std::string(dtype_short_name(dtype)) + shape_to_string(shape));
         HostTensor x = random_tensor(dtype, shape, seed++);
         if (op == OpKind::Amax && shape_numel(shape) > 70) {  // a NaN in column 70 % cols

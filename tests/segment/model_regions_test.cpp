@@ -1,7 +1,7 @@
 // The regions of real training steps (tests/segment/model_regions: nanoGPT's and a Llama's, saved
 // by bench/model_steps.py with their input layouts): each plans, every kernel's source generates
-// for both targets (and compiles with NVRTC for sm_90 where it is there, with the default and the
-// experimental schedules, spilling no more than recorded), every kernel writes something, every
+// for both targets (and compiles with NVRTC for sm_90 where it is there, with the default schedules
+// and without those that can be switched off, spilling no more than recorded), every kernel writes something, every
 // buffer is read by a later segment or returned, and the kernel counts, kernel names and bytes
 // match the golden summary, model_regions/expected.txt.
 #include <gtest/gtest.h>
@@ -65,12 +65,12 @@ TEST(ModelRegions, EveryRegion_PlansWithGoldenKernelsAndBytes) {
       const GeneratedKernel cpu = generate_kernel(s.spec, *s.kernel, Target::Cpu);
       const GeneratedKernel cuda = generate_kernel(s.spec, *s.kernel, Target::Cuda);
       EXPECT_EQ(cpu.entry, cuda.entry);
-      // The default schedules, and the experimental ones (schedule_cuda.h), compile and spill no
-      // more than recorded.
-      for (const char* schedules : {"", "sliced,preload,prefetch"}) {
+      // The default schedules, and those without the ones that can be switched off
+      // (schedule_cuda.h schedule_enabled), compile and spill no more than recorded.
+      for (const char* disabled : {"", "sliced,preload,prefetch"}) {
         if (!test::nvrtc_checks_enabled()) break;
-        SCOPED_TRACE(std::string("experimental schedules: ") + schedules);
-        const test::ScopedEnv env("VF_EXPERIMENTAL_SCHEDULES", schedules);
+        SCOPED_TRACE(std::string("disabled schedules: ") + disabled);
+        const test::ScopedEnv env("VF_DISABLE_SCHEDULES", disabled);
         const GeneratedKernel k = generate_kernel(s.spec, *s.kernel, Target::Cuda);
         NvrtcOptions options;
         options.ptxas_report = true;
