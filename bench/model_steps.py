@@ -72,7 +72,8 @@ def parse_args(argv=None):
     ap.add_argument("--region-runs", type=int, default=20)
     ap.add_argument("--profile", action="store_true",
                     help="one more step of each system under torch.profiler: its GPU time by kernel kind, and "
-                         "its twelve costliest kernels outside viewfuse by name (the JSON, and printed)")
+                         "its twelve costliest kernels outside viewfuse and its twelve costliest viewfuse kernels by name "
+                         "(the JSON, and printed)")
     ap.add_argument("--regions-dir", default=os.path.join(ROOT, "tests/segment/model_regions"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/model_steps.md"))
     ap.add_argument("--commit", default="")
@@ -390,6 +391,8 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
             prof = result["systems"][s]["profile"] = profile_step(torch, lambda fn=fn: step(fn, module, idx, targets))
             for name, count, us in prof["top_other_kernels"]:
                 print(f"  profile {s}: {us:9.1f} us {count:4d}x {name}", flush=True)
+            for name, count, us in prof["top_viewfuse_kernels"]:
+                print(f"  profile {s} (viewfuse): {us:9.1f} us {count:4d}x {name}", flush=True)
     if recorder.regions:
         save = None if args.small else os.path.join(args.regions_dir)
         stamp = f"{datetime.date.today().isoformat()}, {timer.torch.cuda.get_device_name() if device.type == 'cuda' else 'CPU'}"
@@ -432,10 +435,12 @@ def profile_step(torch, run) -> dict:
         starts.append(e.time_range.start)
         ends.append(e.time_range.end)
         count += 1
-    top = sorted(([n, c, round(us, 1)] for n, (c, us) in by_name.items() if not n.startswith("vf_")),
-                 key=lambda x: -x[2])[:12]
+    def top(viewfuse: bool):
+        return sorted(([n, c, round(us, 1)] for n, (c, us) in by_name.items() if n.startswith("vf_") == viewfuse),
+                      key=lambda x: -x[2])[:12]
+
     return {"kinds_us": kinds, "kernels": count, "span_us": (max(ends) - min(starts)) if starts else 0.0,
-            "top_other_kernels": top}
+            "top_other_kernels": top(False), "top_viewfuse_kernels": top(True)}
 
 
 # ---- the report ----
