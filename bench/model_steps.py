@@ -12,8 +12,8 @@ installed). One step is forward, loss and backward, no optimizer, in bf16 on the
      every system once, in a shuffled order, after the L2 is flushed), median of --steps rounds
      after warm-up steps; peak memory of a step (torch.cuda.max_memory_allocated) above what the
      parameters and inputs hold.
-  3. Regions: every viewfuse region of the Thunder + viewfuse step (found through the executor's
-     region_hook), timed alone on fresh inputs of the layouts the step gave it (median of many
+  3. Regions: every viewfuse region of one system's step (--regions-system, Thunder + viewfuse by
+     default; found through the executor's region_hook), timed alone on fresh inputs of the layouts the step gave it (median of many
      runs, L2 flushed), with the bytes of its inputs and outputs against the copy ceiling measured
      in the same run, its kernel count and ops; worst first. Each region's trace (with its input
      layouts as repro `# layout` lines) is saved under --regions-dir, so that the CPU tests can
@@ -70,6 +70,8 @@ def parse_args(argv=None):
     ap.add_argument("--check-systems", default="thunder+viewfuse,thunder+viewfuse+defaults",
                     help="the systems checked against eager first (the others are the baselines)")
     ap.add_argument("--region-runs", type=int, default=20)
+    ap.add_argument("--regions-system", default="thunder+viewfuse",
+                    help="the viewfuse system whose regions are timed alone and saved (one of --systems)")
     ap.add_argument("--profile", action="store_true",
                     help="one more step of each system under torch.profiler: its GPU time by kernel kind, and "
                          "its twelve costliest kernels outside viewfuse and its twelve costliest viewfuse kernels by name "
@@ -354,7 +356,7 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
     for s in systems:
         entry = result["systems"].setdefault(s, {})
         try:
-            viewfuse_ex.region_hook = recorder if s == "thunder+viewfuse" else None
+            viewfuse_ex.region_hook = recorder if s == args.regions_system else None
             fn = make_system(torch, s, module)
             t0 = time.perf_counter()
             step(fn, module, idx, targets)
@@ -397,6 +399,7 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
         save = None if args.small else os.path.join(args.regions_dir)
         stamp = f"{datetime.date.today().isoformat()}, {timer.torch.cuda.get_device_name() if device.type == 'cuda' else 'CPU'}"
         result["regions"] = time_regions(torch, timer, recorder, args.region_runs, ceiling_gbps, save, model_name, stamp)
+        result["regions_system"] = args.regions_system
     return result
 
 
@@ -505,7 +508,8 @@ def write_report(results: dict, out: str) -> None:
                 if r.get("pct") is not None:
                     f["pct"].append(r["pct"])
             order = sorted(forms.items(), key=lambda kv: (not kv[1]["pct"], statistics.median(kv[1]["pct"]) if kv[1]["pct"] else 0))
-            lines += ["", f"{len(regions)} viewfuse regions ({len(forms)} forms), {kernels} kernels ({multi} regions of more "
+            lines += ["", f"{len(regions)} viewfuse regions of {m.get('regions_system', 'thunder+viewfuse')}'s step "
+                      f"({len(forms)} forms), {kernels} kernels ({multi} regions of more "
                       f"than one) and {calls} library calls (matmuls), {total:.2f} ms of GPU time when each runs alone; of "
                       f"the {len(big)} regions of more than 1 MiB without matmuls, {at70} at 70% of the copy ceiling or "
                       "more. One row per form, worst first (GPU time and % of the ceiling: the median over the form's "

@@ -8,7 +8,8 @@
 #   steps      the model steps (bench/model_steps.py, MODELS, default nanogpt) with and without the
 #              attention claim, the matmul claim (vf_matmul, off by default: issue 25) and the
 #              reduction schedules that can be switched off, profiled (the kernels each system
-#              runs) and checked against eager; docs/model_steps.md's format, in OUT_DIR
+#              runs) and checked against eager; docs/model_steps.md's format, in OUT_DIR; the regions
+#              of REGIONS_SYSTEM's step (default thunder+viewfuse) timed alone
 #   schedules  the CUDA reduction tests with those schedules switched off (VF_DISABLE_SCHEDULES)
 #   ncu        Nsight Compute on the layer-norm backward regions with and without them
 #   OUT_DIR=out STAGES=attention,steps CALL_CAP=500 VF_COMMIT=abc1234 tools/gpu_pending.sh
@@ -39,7 +40,8 @@ if wants steps; then
   systems=${SYSTEMS:-eager,torch.compile,thunder+viewfuse,thunder+viewfuse+plain,thunder+viewfuse-attention,thunder+viewfuse+matmul}
   checks=${CHECKS:-thunder+viewfuse,thunder+viewfuse+matmul}
   OUT_DIR=$OUT_DIR timeout "$(left)" tools/gpu_model_steps.sh --models "$MODELS" --steps 6 --warmup 2 --region-runs 5 \
-    --profile --systems "$systems" --check-systems "$checks" --commit "${VF_COMMIT:-}" >"$OUT_DIR/model_steps.log" 2>&1
+    --profile --systems "$systems" --check-systems "$checks" --regions-system "${REGIONS_SYSTEM:-thunder+viewfuse}" \
+    --commit "${VF_COMMIT:-}" >"$OUT_DIR/model_steps.log" 2>&1
   echo "steps: rc=$?"
   grep -E "check |Error|Traceback" "$OUT_DIR/model_steps.log" | head -n 12
   grep -E "profile " "$OUT_DIR/model_steps.log" | grep -iE "attn|attention|fmha|flash|cudnn|sdpa" | head -n 24
