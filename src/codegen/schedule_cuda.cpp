@@ -181,8 +181,8 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
   }
   // Switchable (schedule_cuda.h schedule_enabled). "prefetch": a serial nest reads its rows one
   // ahead where the row's loads, held twice, take at most half the registers (beyond, ptxas spills
-  // Llama's norm backward: 420 bytes). "preload": a row waits for memory once: its scalar loads (a norm's saved
-  // statistics) go before its first loop, and, where every load of the row kept takes at most half
+  // Llama's norm backward: 420 bytes). "preload": a row waits for memory once: its scalar loads (a
+  // norm's saved statistics) go before its first loop, and, where every load of the row kept takes at most half
   // the registers (ptxas spills beyond), the packed loads of the later loops (a residual read by
   // the stores, a norm's weight) are read by the first.
   r.prefetch = nest.serial && schedule_enabled("prefetch") && 4 * r.load_registers <= r.registers;

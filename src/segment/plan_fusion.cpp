@@ -54,7 +54,7 @@
 #include "passes/split_reductions.h"
 #include "passes/zero_based_scatters.h"
 #include "segment/extract_segment.h"
-#include "segment/matmul_result_layout.h"
+#include "segment/matmul_segment.h"
 #include "segment/memory_plan.h"
 #include "segment/output_layouts.h"
 
@@ -366,18 +366,8 @@ class Planner {
     }
     Candidate c = make_kernel({n}, roots, placed);
     c.segment.note = "library call (CUDA: cuBLASLt; CPU: the reference's loop): " + operands + order +
-                     (epilogue.empty() ? "" : "; epilogue: " + epilogue) + elementwise_after(n);
+                     (epilogue.empty() ? "" : "; epilogue: " + epilogue) + matmul_elementwise_after(n);
     commit_kernel(std::move(c.segment), placed);
-  }
-
-  // For explain: the elementwise ops that read a matmul's result, which kernels after the call
-  // compute (only a tanh gelu folds into the call: passes/fuse_matmul_epilogues.h).
-  std::string elementwise_after(const Node* n) const {
-    std::string names;
-    for (const Value* out : n->outputs)
-      for (const Node* u : out->uses)
-        if (is_elementwise(u->op)) names += (names.empty() ? "" : ", ") + u->output()->name + " (" + std::string(op_name(u->op)) + ")";
-    return names.empty() ? "" : "; read by elementwise ops in kernels after it: " + names;
   }
 
   // The nodes of the fused part that `roots` need and that are not placed yet, in program order.
@@ -505,11 +495,12 @@ class Planner {
                                      const InGroup& group_has) {
     std::vector<const Value*> all = roots;
     std::vector<std::pair<const Value*, Placement>> placements = root_placements;
+    const std::unordered_set<const Node*> in_nodes(nodes.begin(), nodes.end());
     std::string shared;
     for (const Node* r : nodes) {
       if (op_category(r->op) != OpCategory::Reduction) continue;
       for (const Value* v : r->outputs) {
-        if (!read_after(v, nodes, roots, group_has) || placement(v) || std::find(all.begin(), all.end(), v) != all.end()) continue;
+        if (!read_after(v, in_nodes, roots, group_has) || placement(v) || std::find(all.begin(), all.end(), v) != all.end()) continue;
         all.push_back(v);
         placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
         shared += (shared.empty() ? "" : ", ") + v->name;
@@ -527,7 +518,7 @@ class Planner {
   // Whether a node of the fused part outside `nodes` that an output needs reads v: through the ops
   // of `nodes`, short of the `roots` they write.
   template <class InGroup>
-  bool read_after(const Value* v, const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
+  bool read_after(const Value* v, const std::unordered_set<const Node*>& nodes, const std::vector<const Value*>& roots,
                   const InGroup& group_has) const {
     std::unordered_set<const Value*> seen;
     std::vector<const Value*> stack = {v};
@@ -537,7 +528,7 @@ class Planner {
       if (!seen.insert(w).second) continue;
       for (const Node* u : w->uses) {
         if (!group_has(u) || !live_[u->id]) continue;
-        if (std::find(nodes.begin(), nodes.end(), u) == nodes.end()) return true;
+        if (!nodes.count(u)) return true;
         for (const Value* out : u->outputs)
           if (std::find(roots.begin(), roots.end(), out) == roots.end()) stack.push_back(out);
       }

@@ -1,4 +1,4 @@
-// The layout a matmul's result is written in, chosen so that the views after it are free.
+// A matmul's library segment beyond its operands: its result's layout and the ops left after it.
 #pragma once
 
 #include <string>
@@ -15,5 +15,9 @@ namespace vf {
 // dims) is a view, where the GEMMs can write it with operands `a` and `b` laid out as given
 // (layout/strided_gemm.h). `why` gets a note for explain when it is not row-major.
 Layout matmul_result_layout(const Fusion& fusion, const Node* n, const Layout& a, const Layout& b, std::string* why);
+
+// For explain: the elementwise ops that read n's results, which kernels after the call compute
+// (only a tanh gelu folds into the call: passes/fuse_matmul_epilogues.h); "" when there are none.
+std::string matmul_elementwise_after(const Node* n);
 
 }  // namespace vf

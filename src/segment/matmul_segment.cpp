@@ -1,4 +1,4 @@
-#include "segment/matmul_result_layout.h"
+#include "segment/matmul_segment.h"
 
 #include <algorithm>
 
@@ -33,6 +33,14 @@ Layout matmul_result_layout(const Fusion& fusion, const Node* n, const Layout& a
   if (!strided_gemm(a, b, l, nullptr)) return dense;
   *why = "; result written in the order of its transpose " + t->output()->name + ", strides " + shape_to_string(l.strides);
   return l;
+}
+
+std::string matmul_elementwise_after(const Node* n) {
+  std::string names;
+  for (const Value* out : n->outputs)
+    for (const Node* u : out->uses)
+      if (is_elementwise(u->op)) names += (names.empty() ? "" : ", ") + u->output()->name + " (" + std::string(op_name(u->op)) + ")";
+  return names.empty() ? "" : "; read by elementwise ops in kernels after it: " + names;
 }
 
 }  // namespace vf
