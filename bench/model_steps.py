@@ -14,8 +14,9 @@ installed). One step is forward, loss and backward, no optimizer, in bf16 on the
      parameters and inputs hold.
   3. Regions: every viewfuse region of one system's step (--regions-system, Thunder + viewfuse by
      default; found through the executor's region_hook), timed alone on fresh inputs of the layouts the step gave it (median of many
-     runs, L2 flushed), with the bytes of its inputs and outputs against the copy ceiling measured
-     in the same run, its kernel count and ops; worst first. Each region's trace (with its input
+     runs, L2 flushed), with the bytes of its inputs and outputs (each element once: an expanded
+     dim, or an output that is a view of another, is not counted again) against the copy ceiling
+     measured in the same run, its kernel count and ops; worst first. Each region's trace (with its input
      layouts as repro `# layout` lines) is saved under --regions-dir, so that the CPU tests can
      plan them (tests/segment/model_regions).
 
@@ -263,8 +264,21 @@ def fresh_arg(torch, d, gen):
     return torch.as_strided(flat, d["shape"], d["stride"], d["offset"])
 
 
-def nbytes(torch, x) -> int:
-    return x.numel() * x.element_size() if isinstance(x, torch.Tensor) else 0
+def distinct_bytes(torch, tensors) -> int:
+    """The bytes the tensors hold, each element once: a dim of stride 0 (an expand) counts once, and
+    tensors over the same bytes of one storage (a value returned twice, an output and its view)
+    count once."""
+    spans = {}
+    for x in tensors:
+        if not isinstance(x, torch.Tensor) or x.numel() == 0:
+            continue
+        start = x.data_ptr()
+        end = start + x.element_size() * (1 + sum((n - 1) * abs(st) for n, st in zip(x.shape, x.stride())))
+        n = 1
+        for size, stride in zip(x.shape, x.stride()):
+            n *= size if stride != 0 else 1
+        spans[(start, end)] = max(spans.get((start, end), 0), n * x.element_size())
+    return sum(spans.values())
 
 
 def region_layout_lines(text: str, args) -> str:
@@ -308,7 +322,7 @@ def time_regions(torch, timer: Timer, recorder: RegionRecorder, runs: int, ceili
             row["kernel_names"] = [s.get("kernel_name", "") for s in plan["segments"] if s.get("kind") == "kernel"]
             row["library"] = sum(1 for s in plan["segments"] if s.get("kind") == "library")
             outs = runner(*args)
-            row["bytes"] = sum(nbytes(torch, a) for a in args) + sum(nbytes(torch, o) for o in outs)
+            row["bytes"] = distinct_bytes(torch, list(args) + list(outs))
             del outs
             for _ in range(3):
                 runner(*args)

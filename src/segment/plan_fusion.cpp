@@ -10,8 +10,11 @@
 //     (passes/fuse_matmul_epilogues.h, with PlanOptions::matmul_epilogues), after the round trips
 //     are gone because it matches the float32 ops; reductions that reduce nothing fold into views
 //     or the identity (passes/fold_trivial_reductions.h), so that the splits and the kernels see
-//     only real reductions; then, with PlanOptions::split_reductions, a reduction over the leading
-//     dims becomes chunks' partials that the rows' kernel computes, and their reduction
+//     only real reductions; ops that compute a value already computed read it instead
+//     (passes/merge_duplicate_ops.h), after the passes that make such twins (two casts of one
+//     value, once the round trips are gone) and before the splits, which would split each twin;
+//     then, with PlanOptions::split_reductions, a reduction over the leading dims becomes chunks'
+//     partials that the rows' kernel computes, and their reduction
 //     (passes/split_column_reductions.h), before a reduction of few long rows becomes two
 //     (passes/split_reductions.h), which then sees the partials' reduction as one more.
 //  1. Bookend split (only with PlanOptions::bookend): leading and trailing view ops are set apart.
@@ -50,6 +53,7 @@
 #include "passes/elide_round_trip_casts.h"
 #include "passes/fold_trivial_reductions.h"
 #include "passes/fuse_matmul_epilogues.h"
+#include "passes/merge_duplicate_ops.h"
 #include "passes/split_column_reductions.h"
 #include "passes/split_reductions.h"
 #include "passes/zero_based_scatters.h"
@@ -487,32 +491,73 @@ class Planner {
   // One kernel for `nodes` that also writes the results of its reductions that nodes of the fused
   // part outside `nodes` read (a scatter's or a matmul's operands are written first, and the
   // kernels after them need the same row statistics): then those kernels read them rather than
-  // computing them again. False, committing nothing, when no such result exists or one kernel
-  // cannot write them all.
+  // computing them again. It also computes, in the same pass, the other reductions that later
+  // kernels need and that read a tensor `nodes` read (the partials of a norm weight's gradient
+  // beside an embedding gradient's source rows), where one kernel can: then no later kernel reads
+  // those tensors again. False, committing nothing, when there is nothing to add or one kernel
+  // cannot write `roots` and what its reductions share.
   template <class InGroup>
   bool add_kernel_sharing_reductions(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
                                      const std::vector<std::pair<const Value*, Placement>>& root_placements,
                                      const InGroup& group_has) {
     std::vector<const Value*> all = roots;
     std::vector<std::pair<const Value*, Placement>> placements = root_placements;
+    auto add = [&](const Value* v) {
+      all.push_back(v);
+      placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
+    };
+    auto added = [&](const Value* v) { return placement(v) || std::find(all.begin(), all.end(), v) != all.end(); };
     const std::unordered_set<const Node*> in_nodes(nodes.begin(), nodes.end());
-    std::string shared;
+    std::string shared, joined;
     for (const Node* r : nodes) {
       if (op_category(r->op) != OpCategory::Reduction) continue;
       for (const Value* v : r->outputs) {
-        if (!read_after(v, in_nodes, roots, group_has) || placement(v) || std::find(all.begin(), all.end(), v) != all.end()) continue;
-        all.push_back(v);
-        placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
+        if (!read_after(v, in_nodes, roots, group_has) || added(v)) continue;
+        add(v);
         shared += (shared.empty() ? "" : ", ") + v->name;
       }
     }
-    if (shared.empty()) return false;
     Candidate c = make_kernel(nodes, all, placements);
     if (!c.problem.empty()) return false;
-    const std::string note = "also writes " + shared + ", which later kernels read rather than reduce again";
+    const std::unordered_set<const Value*> reads = tensors_read(nodes);
+    for (const auto& node : fusion_.nodes()) {
+      const Node* r = node.get();
+      if (op_category(r->op) != OpCategory::Reduction || !group_has(r) || !live_[r->id] || in_nodes.count(r) ||
+          added(r->output()))
+        continue;
+      const std::vector<const Node*> own = nodes_for({r->output()}, group_has);
+      const std::unordered_set<const Value*> own_reads = tensors_read(own);
+      if (std::none_of(own_reads.begin(), own_reads.end(), [&](const Value* v) { return reads.count(v); })) continue;
+      const size_t before = all.size();
+      for (const Value* v : r->outputs) add(v);
+      Candidate more = make_kernel(nodes_for(all, group_has), all, placements);
+      if (!more.problem.empty()) {
+        all.resize(before);
+        placements.resize(before);
+        continue;
+      }
+      c = std::move(more);
+      joined += (joined.empty() ? "" : ", ") + r->output()->name;
+    }
+    if (shared.empty() && joined.empty()) return false;
+    std::string note;
+    if (!shared.empty()) note = "also writes " + shared + ", which later kernels read rather than reduce again";
+    if (!joined.empty())
+      note += (note.empty() ? "" : "; ") + std::string("also computes ") + joined +
+              " in the same pass over the tensors it reads, which no later kernel then reads again";
     c.segment.note = c.segment.note.empty() ? note : note + "; " + c.segment.note;
     commit_kernel(std::move(c.segment), placements);
     return true;
+  }
+
+  // The tensors the ops of `nodes` read that none of them computes: fusion inputs and placed values.
+  std::unordered_set<const Value*> tensors_read(const std::vector<const Node*>& nodes) const {
+    std::unordered_set<const Value*> out, made;
+    for (const Node* n : nodes) made.insert(n->outputs.begin(), n->outputs.end());
+    for (const Node* n : nodes)
+      for (const Value* v : n->inputs)
+        if (v->is_tensor && !made.count(v)) out.insert(v);
+    return out;
   }
 
   // Whether a node of the fused part outside `nodes` that an output needs reads v: through the ops
@@ -775,6 +820,7 @@ Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts,
   apply([&](const Fusion& f) { return elide_round_trip_casts(f, options.elide_round_trips); });
   if (options.matmul_epilogues) apply(fuse_matmul_epilogues);
   apply(fold_trivial_reductions);
+  apply(merge_duplicate_ops);
   if (options.split_reductions && options.reductions_in_kernels) {
     apply([&](const Fusion& f) { return split_column_reductions(f, options.column_chunks); });
     apply(split_long_reductions);
