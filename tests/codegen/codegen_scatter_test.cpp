@@ -2,8 +2,8 @@
 // kernels, against the reference executor on the CPU and, where there is a GPU, on CUDA: an
 // embedding's backward in bf16 (float32 sums, rounded once), sources computed and read through
 // views in the scatter's kernel, an index narrower than the source, a base that is not zeros, the
-// integer dtypes (exact), an empty index, a source that needs a reduction (written first), and an
-// index out of range (a UserError on the CPU; skipped on CUDA, nothing written out of bounds).
+// integer dtypes (exact), an empty index, a source that needs a reduction (written first, with
+// the column sums that read the same rows), and an index out of range (a UserError on the CPU; skipped on CUDA, nothing written out of bounds).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -110,6 +110,33 @@ TEST_P(Scatters, SourceReductionReadLater_ComputedOnce) {
   EXPECT_EQ(amax_kernels, 1);
   bool noted = false;
   for (const Segment& seg : plan.segments) noted |= seg.note.find("also writes m") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+// Llama's last RMS norm backward beside the embedding's gradient, small: the gradient rows the
+// scatter adds need each row's sum (written first), and the norm weight's gradient sums columns of
+// the same input. The kernel that writes the rows also computes the weight gradient's chunk
+// partials, so one kernel reads x and g.
+TEST_P(Scatters, SourceKernelComputesColumnPartials_OneReadOfRows) {
+  const Plan plan = check_trace(
+      "def f(x, g, w, idx):\n  # x: \"cpu bf16[2, 1024, 64]\"\n  # g: \"cpu bf16[2, 1024, 64]\"\n"
+      "  # w: \"cpu bf16[64]\"\n  # idx: \"cpu i64[2, 1024]\"\n"
+      "  xf = prims.convert_element_type(x, dtypes.float32)\n  gf = prims.convert_element_type(g, dtypes.float32)\n"
+      "  wf = prims.convert_element_type(w, dtypes.float32)\n"
+      "  wb = prims.broadcast_in_dim(wf, (2, 1024, 64), (2,))\n  gw = prims.mul(gf, wb)\n"
+      "  p = prims.mul(gw, xf)\n  s = prims.sum(p, (2,))\n  sb = prims.broadcast_in_dim(s, (2, 1024, 64), (0, 1))\n"
+      "  q = prims.mul(sb, xf)\n  d = prims.sub(gw, q)\n  db = prims.convert_element_type(d, dtypes.bfloat16)\n"
+      "  e = ltorch.embedding_backward(db, idx, 300, -1, False, False)\n"
+      "  r = prims.mul(gf, xf)\n  wg = prims.sum(r, (0, 1))\n  wgb = prims.convert_element_type(wg, dtypes.bfloat16)\n"
+      "  return (e, wgb)\n",
+      2048);
+  auto reads_x = [](const Node* n) { return !n->inputs.empty() && n->inputs[0]->name == "x"; };
+  int kernels_reading_x = 0;
+  for (const Segment& seg : plan.segments)
+    kernels_reading_x += seg.kind == SegmentKind::Kernel && std::any_of(seg.nodes.begin(), seg.nodes.end(), reads_x);
+  EXPECT_EQ(kernels_reading_x, 1);
+  bool noted = false;
+  for (const Segment& seg : plan.segments) noted |= seg.note.find("also computes wg_partial") != std::string::npos;
   EXPECT_TRUE(noted);
 }
 
