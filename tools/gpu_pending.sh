@@ -11,16 +11,21 @@
 #              runs) and checked against eager; docs/model_steps.md's format, in OUT_DIR; the regions
 #              of REGIONS_SYSTEM's step (default thunder+viewfuse) timed alone
 #   schedules  the CUDA reduction tests with those schedules switched off (VF_DISABLE_SCHEDULES)
-#   ncu        Nsight Compute on the layer-norm backward regions with and without them
+#   ncu        Nsight Compute on NCU_REGIONS (default the layer-norm backward regions, saved traces
+#              of tests/segment/model_regions) under each of NCU_VARIANTS (a ';'-separated list of
+#              VF_DISABLE_SCHEDULES values; default: none, and every switchable one)
+#   ctest      the CUDA tests CTEST_REGEX names (default the reductions', scatters' and regions')
 #   OUT_DIR=out STAGES=attention,steps CALL_CAP=500 VF_COMMIT=abc1234 tools/gpu_pending.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 BUILD_DIR=${BUILD_DIR:-build}
 OUT_DIR=${OUT_DIR:-.}
 STAGES=${STAGES:-attention,steps,schedules,ncu}
+NCU_REGIONS=${NCU_REGIONS:-nanogpt_017,llama2_013}
 CALL_CAP=${CALL_CAP:-560}
 MODELS=${MODELS:-nanogpt}
 SCHEDULES=sliced,preload,prefetch
+NCU_VARIANTS=${NCU_VARIANTS:-;$SCHEDULES}
 mkdir -p "$OUT_DIR"
 export VF_CACHE_DIR=${VF_CACHE_DIR:-$(mktemp -d)} VF_SOURCE_DIR=$PWD PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
@@ -60,15 +65,27 @@ if wants schedules; then
 fi
 
 if wants ncu; then
-  for region in nanogpt_017 llama2_013; do
-    for disabled in "" "$SCHEDULES"; do
-      log="$OUT_DIR/ncu_${region}${disabled:+_plain}.txt"
+  IFS=';' read -r -a variants <<<"$NCU_VARIANTS"
+  [[ "$NCU_VARIANTS" == *";" ]] && variants+=("")
+  for region in ${NCU_REGIONS//,/ }; do
+    for disabled in "${variants[@]}"; do
+      log="$OUT_DIR/ncu_${region}${disabled:+_without_${disabled//,/_}}.txt"
       VF_DISABLE_SCHEDULES=$disabled timeout 40 ncu --clock-control none --kernel-name regex:vf_ \
-        --section SpeedOfLight "$BUILD_DIR/viewfuse" run "tests/segment/model_regions/$region.py" --device cuda \
-        >"$log" 2>&1
+        --section SpeedOfLight --section Occupancy --section LaunchStats \
+        "$BUILD_DIR/viewfuse" run "tests/segment/model_regions/$region.py" --device cuda >"$log" 2>&1
       echo "ncu $region [${disabled:+without }${disabled:-default}]"
-      awk '/^  vf_/{n=$1} /DRAM Throughput/{d=$NF} /^ +Duration/{print "  " n, $NF, $(NF-1), "dram%", d}' "$log" | head -n 8
+      awk 'function out() { if (n != "") print "  " n, t, "dram%", d, "regs", r, "occupancy%", o; t = d = r = o = "" }
+           /^  vf_/{out(); n=$1} /DRAM Throughput/{d=$NF} /^ +Duration/{t=$NF " " $(NF-1)}
+           /Registers Per Thread/{r=$NF} /Achieved Occupancy/{o=$NF} END{out()}' "$log" | head -n 10
     done
   done
+  echo "  at $((SECONDS - start)) s"
+fi
+
+if wants ctest; then
+  timeout "$(left)" ctest --test-dir "$BUILD_DIR" -R "${CTEST_REGEX:-Scatter|Column|Reduc|Norm|ModelRegions|Merge}" -j 14 \
+    --output-on-failure >"$OUT_DIR/ctest.log" 2>&1
+  echo "ctest: rc=$? $(grep -E 'tests passed' "$OUT_DIR/ctest.log")"
+  grep -E "\(Failed\)|\*\*\*Exception|\(Timeout\)" "$OUT_DIR/ctest.log" | head -n 10
   echo "  at $((SECONDS - start)) s"
 fi
