@@ -20,6 +20,10 @@
 namespace vf {
 namespace {
 
+// The most shared memory a serial nest's ring of rows ahead may take (a block's static shared
+// memory is at most 48 KB; four blocks of 128 threads a multiprocessor then take 160 of 228 KB).
+constexpr int64_t kAsyncRingBytes = 40 * 1024;
+
 // A group accumulator starts at the exact identity of a floating sum, -0 (x + -0 is x for every x,
 // so the group's first add folds away); a row's accumulator keeps +0, the sum of no elements.
 std::string group_identity(const ReduceStmt& r) {
@@ -82,7 +86,8 @@ class RowSchedule {
               int team, const ReductionSchedule& r)
       : nest_(nest), em_(em), vars_(vars), p_(prefix), team_(team), per_thread_(r.per_thread),
         packed_(r.packed), packed_store_(r.packed_store), cached_(r.cached), preloaded_(r.preloaded),
-        preload_row_values_(r.preload_row_values && r.per_thread > 0), v_(r.per_thread > 0 ? r.vec : 1) {
+        preload_row_values_(r.preload_row_values && r.per_thread > 0), async_allowed_(r.async_prefetch),
+        v_(r.per_thread > 0 ? r.vec : 1) {
     for (int phase = 0; phase < nest.phase_count(); ++phase) needs_.push_back(nest.needed_values(nest.phase_operands(phase)));
     std::vector<int> stored;
     for (const StoreStmt& s : nest.stores)
@@ -130,7 +135,28 @@ class RowSchedule {
       store_override_[static_cast<int>(k)] = acc + " = (" + column_first + ") ? (" + compute_type(s.dtype) + ")" + v +
                                              " : " + reduce_combine(r, acc, v) + ";";
     }
-    if (!serial_var_.empty()) {
+    if (!serial_var_.empty() && stages_ > 0) {
+      // This row's reads, from its stage of the ring once its copies have landed; then the copies
+      // of the row stages_ - 1 ahead, into the stage the row before freed.
+      const std::string S = std::to_string(stages_), stage = "(int)(" + serial_var_ + " % " + S + ")";
+      out += indent + "vf_cp_async_wait<" + std::to_string(stages_ - 2) + ">();\n";
+      std::unordered_map<int, std::string> from_ring;
+      for (int id : prefetch_values_)
+        from_ring[id] = from_memory(nest_.values[id].dtype, "vfs" + std::to_string(id) + "[" + stage + "][threadIdx.x]");
+      em_.define(prefetch_values_, {}, true, indent, out, &from_ring);
+      for (int id : prefetch_packs_) {
+        const std::string k = std::to_string(id);
+        out += "#pragma unroll\n";
+        out += indent + "for (int g = 0; g < " + std::to_string(groups()) + "; ++g) pk" + k + "[g] = vfr" + k + "[" +
+               stage + "][g][threadIdx.x];\n";
+        override_[id] = from_memory(nest_.values[id].dtype, "pk" + k + "[g].e[j]");
+      }
+      const std::string ahead = serial_var_ + " + " + std::to_string(stages_ - 1);
+      out += indent + "if (" + ahead + " < " + serial_extent_ + ") {\n";
+      emit_prefetch(ahead, out, indent + "  ", "(int)((" + ahead + ") % " + S + ")");
+      out += indent + "}\n";
+      out += indent + "vf_cp_async_commit();\n";
+    } else if (!serial_var_.empty()) {
       // This row's reads, from the registers the row before filled; then the next row's reads.
       std::unordered_map<int, std::string> from_registers;
       for (int id : prefetch_values_) from_registers[id] = "pfv" + std::to_string(id);
@@ -179,9 +205,14 @@ class RowSchedule {
 
   // A serial nest's packed chunk with ReductionSchedule::prefetch: the loads of the first loop
   // and the row's scalar loads are read one row ahead (pf<id>[g], pfv<id>), so that a row's reads
-  // are in flight while the row before it reduces and stores. Call before the serial loop, inside
-  // the chunk: declares the registers and reads the chunk's first row.
-  void start_prefetch(const std::string& serial_var, const std::string& serial_extent, std::string& out,
+  // are in flight while the row before it reduces and stores. With async_prefetch, where the
+  // scalars are of 4 or 8 bytes and a ring of at least three rows fits kAsyncRingBytes, they are
+  // copied instead into a ring of `stages_` rows in shared memory (vfr<id>[stage][g][thread],
+  // vfs<id>[stage][thread]) by cp.async, stages_ - 1 rows ahead: each thread copies and reads back
+  // only its own slots, so no barrier is needed, only the wait for its own copies. Call before the
+  // serial loop, inside the chunk, with the kernel's block size: declares the registers or the
+  // ring and reads the chunk's first row (or rows).
+  void start_prefetch(const std::string& serial_var, const std::string& serial_extent, int block, std::string& out,
                       const std::string& indent) {
     serial_var_ = serial_var;
     serial_extent_ = serial_extent;
@@ -198,13 +229,39 @@ class RowSchedule {
         continue;
       prefetch_packs_.push_back(static_cast<int>(id));
       cached_[id] = 1;
-      out += indent + pack_type(e.dtype, v_) + " pf" + std::to_string(id) + "[" + std::to_string(groups()) + "];\n";
     }
-    for (int id : row_scalar_loads()) {
-      if (!plain(id)) continue;
-      prefetch_values_.push_back(id);
+    for (int id : row_scalar_loads())
+      if (plain(id)) prefetch_values_.push_back(id);
+    int64_t row_bytes = 16 * groups() * static_cast<int64_t>(prefetch_packs_.size());
+    bool copyable = async_allowed_ && !prefetch_packs_.empty();
+    for (int id : prefetch_values_) {
+      const int64_t size = dtype_size(nest_.values[id].dtype);
+      copyable = copyable && (size == 4 || size == 8);
+      row_bytes += size;
+    }
+    for (int stages = 4; copyable && stages >= 3 && stages_ == 0; --stages)
+      if (stages * row_bytes * block <= kAsyncRingBytes) stages_ = stages;
+    const std::string G = std::to_string(groups());
+    if (stages_ > 0) {
+      const std::string S = std::to_string(stages_), B = std::to_string(block);
+      for (int id : prefetch_packs_)
+        out += indent + "__shared__ " + pack_type(nest_.values[id].dtype, v_) + " vfr" + std::to_string(id) + "[" + S +
+               "][" + G + "][" + B + "];\n";
+      for (int id : prefetch_values_)
+        out += indent + "__shared__ " + memory_type(nest_.values[id].dtype) + " vfs" + std::to_string(id) + "[" + S +
+               "][" + B + "];\n";
+      out += indent + "for (int s = 0; s < " + std::to_string(stages_ - 1) + "; ++s) {\n";
+      out += indent + "  if (s < " + serial_extent_ + ") {\n";
+      emit_prefetch("s", out, indent + "    ", "s");
+      out += indent + "  }\n";
+      out += indent + "  vf_cp_async_commit();\n";
+      out += indent + "}\n";
+      return;
+    }
+    for (int id : prefetch_packs_)
+      out += indent + pack_type(nest_.values[id].dtype, v_) + " pf" + std::to_string(id) + "[" + G + "];\n";
+    for (int id : prefetch_values_)
       out += indent + compute_type(nest_.values[id].dtype) + " pfv" + std::to_string(id) + ";\n";
-    }
     out += indent + "if (" + serial_extent_ + " > 0) {\n";
     emit_prefetch("0", out, indent + "  ");
     out += indent + "}\n";
@@ -276,8 +333,8 @@ class RowSchedule {
   }
 
   // The reads start_prefetch chose, of the chunk's row `row` (an expression), into pf<id>[g] and
-  // pfv<id>: the serial var is shadowed by the row's.
-  void emit_prefetch(const std::string& row, std::string& out, const std::string& indent) {
+  // pfv<id>, or, with a ring, copies into its stage `stage`: the serial var is shadowed by the row's.
+  void emit_prefetch(const std::string& row, std::string& out, const std::string& indent, const std::string& stage = "") {
     const std::string i2 = indent + "  ", i4 = indent + "    ", T = std::to_string(team_), V = std::to_string(v_);
     out += indent + "const vf_index prefetch_row = " + row + ";\n";
     out += indent + "{\n";
@@ -287,7 +344,12 @@ class RowSchedule {
     emit_index_defs(nest_, roots, vars_, "vf_index", i2, out);
     for (int id : prefetch_values_) {
       const ValueExpr& e = nest_.values[id];
-      out += i2 + "pfv" + std::to_string(id) + " = " + load_expr(e.dtype, field_name(e.param), index_ref(nest_, e.index, vars_)) + ";\n";
+      const std::string index = index_ref(nest_, e.index, vars_);
+      if (stages_ > 0)
+        out += i2 + "vf_cp_async(&vfs" + std::to_string(id) + "[" + stage + "][threadIdx.x], (const " +
+               memory_type(e.dtype) + "*)" + field_name(e.param) + " + " + index + ");\n";
+      else
+        out += i2 + "pfv" + std::to_string(id) + " = " + load_expr(e.dtype, field_name(e.param), index) + ";\n";
     }
     if (!prefetch_packs_.empty()) {
       out += "#pragma unroll\n";
@@ -300,8 +362,13 @@ class RowSchedule {
       emit_index_defs(nest_, roots, vars_, "vf_index", i4, out);
       for (int id : prefetch_packs_) {
         const ValueExpr& e = nest_.values[id];
-        out += i4 + "pf" + std::to_string(id) + "[g] = " +
-               pack_at(e.dtype, v_, field_name(e.param), index_ref(nest_, e.index, vars_), true) + ";\n";
+        const std::string index = index_ref(nest_, e.index, vars_);
+        if (stages_ > 0)
+          out += i4 + "vf_cp_async(&vfr" + std::to_string(id) + "[" + stage + "][g][threadIdx.x], (const " +
+                 pack_type(e.dtype, v_) + "*)((const " + memory_type(e.dtype) + "*)" + field_name(e.param) + " + " +
+                 index + "));\n";
+        else
+          out += i4 + "pf" + std::to_string(id) + "[g] = " + pack_at(e.dtype, v_, field_name(e.param), index, true) + ";\n";
       }
       out += i2 + "}\n";
     }
@@ -442,8 +509,10 @@ class RowSchedule {
   std::vector<std::vector<char>> needs_;  // per loop over the row: the values it needs
   std::vector<char> packed_, packed_store_, cached_, preloaded_;
   bool preload_row_values_;
+  bool async_allowed_;
   std::string serial_var_, serial_extent_;               // set by start_prefetch
   std::vector<int> prefetch_packs_, prefetch_values_;  // read one row ahead
+  int stages_ = 0;                                     // > 0: the rows of the ring (async_prefetch)
   std::unordered_map<int, std::string> override_, store_override_;
   int loop_ = 0;
   int v_;
@@ -577,7 +646,8 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
     out += "      if (chunk_aligned) {\n";
     rs.column_registers = true;
     rs.declare_columns(out, "        ");
-    if (schedule.reduction.prefetch) rs.start_prefetch(serial_var, p + "s" + std::to_string(rank - 1), out, "        ");
+    if (schedule.reduction.prefetch)
+      rs.start_prefetch(serial_var, p + "s" + std::to_string(rank - 1), kabi.block_size, out, "        ");
     rows_of_chunk("        ", [&](const std::string& in) { emit_row(rs, in); });
     rs.flush_columns(out, "        ");
     out += "      } else {\n";

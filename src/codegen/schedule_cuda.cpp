@@ -189,6 +189,11 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
   // row of 50,304 bf16 in 32 of a 1,024-thread team's 64 registers, spilled 280 bytes a thread
   // (56 without the preload) and took 1.36 ms in the step against 0.81 ms for the generic kernel.
   r.prefetch = nest.serial && schedule_enabled("prefetch") && 4 * r.load_registers <= r.registers;
+  // "async": the prefetched rows come through a ring in shared memory, several rows ahead, by
+  // asynchronous copies (cp.async, sm_80 and later), where the ring fits (emit_cuda_reduction.cpp):
+  // one row ahead in registers left the norm backward kernels waiting on memory at each row
+  // (nanoGPT's at 36% of DRAM bandwidth, Llama's at 50%, a quarter of the threads resident).
+  r.async_prefetch = r.prefetch && schedule_enabled("async");
   r.preloaded.assign(nest.values.size(), 0);
   r.preload_row_values = schedule_enabled("preload");
   if (!r.preload_row_values || 2 * r.load_registers >= r.registers) return;

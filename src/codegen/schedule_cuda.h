@@ -17,7 +17,7 @@ namespace vf {
 KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir);
 
 // Whether the reduction schedule `name` is on: "sliced" (ReductionSchedule::slices), "preload"
-// (preloaded and preload_row_values), "prefetch" (prefetch). Each is on unless the environment
+// (preloaded and preload_row_values), "prefetch" (prefetch), "async" (async_prefetch). Each is on unless the environment
 // variable VF_DISABLE_SCHEDULES (a comma-separated list, read at each scheduling) names it: the
 // A/B switch for measuring them.
 bool schedule_enabled(std::string_view name);
