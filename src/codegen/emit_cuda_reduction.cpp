@@ -14,6 +14,7 @@
 #include <functional>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "codegen/emit_source.h"
 
@@ -209,13 +210,13 @@ class RowSchedule {
   // scalars are of 4 or 8 bytes and a ring of at least three rows fits kAsyncRingBytes, they are
   // copied instead into a ring of `stages_` rows in shared memory (vfr<id>[stage][g][thread],
   // vfs<id>[stage][thread]) by cp.async, stages_ - 1 rows ahead: each thread copies and reads back
-  // only its own slots, so no barrier is needed, only the wait for its own copies. Call before the
-  // serial loop, inside the chunk, with the kernel's block size: declares the registers or the
-  // ring and reads the chunk's first row (or rows).
-  void start_prefetch(const std::string& serial_var, const std::string& serial_extent, int block, std::string& out,
-                      const std::string& indent) {
-    serial_var_ = serial_var;
-    serial_extent_ = serial_extent;
+  // only its own slots, so no barrier is needed, only the wait for its own copies. Without a ring,
+  // the rows are read one ahead in registers only where `in_registers` (ReductionSchedule::prefetch:
+  // they fit), else not ahead at all. Call before the serial loop, inside the chunk, with the
+  // kernel's block size: declares the registers or the ring and reads the chunk's first row (or rows).
+  void start_prefetch(const std::string& serial_var, const std::string& serial_extent, int block, bool in_registers,
+                      std::string& out, const std::string& indent) {
+    const std::vector<char> cached = cached_;
     // Unguarded loads at addresses that no loaded value gives (nothing they need is read first).
     auto plain = [&](int id) {
       const ValueExpr& e = nest_.values[id];
@@ -232,15 +233,29 @@ class RowSchedule {
     }
     for (int id : row_scalar_loads())
       if (plain(id)) prefetch_values_.push_back(id);
-    int64_t row_bytes = 16 * groups() * static_cast<int64_t>(prefetch_packs_.size());
-    bool copyable = async_allowed_ && !prefetch_packs_.empty();
-    for (int id : prefetch_values_) {
-      const int64_t size = dtype_size(nest_.values[id].dtype);
-      copyable = copyable && (size == 4 || size == 8);
-      row_bytes += size;
+    choose_stages(block);
+    if (stages_ == 0 && async_allowed_) {
+      // Without the packs only later loops read (preloaded: they are read in the first loop, as
+      // without the prefetch) and those every row reads alike (a norm's weight: from the L1
+      // cache after the first row), the ring may fit (Llama's norm backward, rows of 2,048).
+      const int64_t serial = static_cast<int64_t>(nest_.extents.size()) - 1;
+      std::vector<int> first;
+      for (int id : prefetch_packs_)
+        if (needs_[0][id] && nest_.index_uses_var(nest_.values[id].index, serial)) first.push_back(id);
+      if (first.size() < prefetch_packs_.size()) {
+        const std::vector<int> all = std::exchange(prefetch_packs_, first);
+        choose_stages(block);
+        if (stages_ == 0) prefetch_packs_ = all;
+      }
     }
-    for (int stages = 4; copyable && stages >= 3 && stages_ == 0; --stages)
-      if (stages * row_bytes * block <= kAsyncRingBytes) stages_ = stages;
+    if (stages_ == 0 && !in_registers) {
+      prefetch_packs_.clear();
+      prefetch_values_.clear();
+      cached_ = cached;
+      return;
+    }
+    serial_var_ = serial_var;
+    serial_extent_ = serial_extent;
     const std::string G = std::to_string(groups());
     if (stages_ > 0) {
       const std::string S = std::to_string(stages_), B = std::to_string(block);
@@ -330,6 +345,21 @@ class RowSchedule {
         loads.push_back(static_cast<int>(id));
     }
     return loads;
+  }
+
+  // The rows of the ring (async_prefetch) that prefetch_packs_ and prefetch_values_ take, 4 or 3
+  // where they fit kAsyncRingBytes with `block` threads; 0 without a ring.
+  void choose_stages(int block) {
+    int64_t row_bytes = 16 * groups() * static_cast<int64_t>(prefetch_packs_.size());
+    bool copyable = async_allowed_ && !prefetch_packs_.empty();
+    for (int id : prefetch_values_) {
+      const int64_t size = dtype_size(nest_.values[id].dtype);
+      copyable = copyable && (size == 4 || size == 8);
+      row_bytes += size;
+    }
+    stages_ = 0;
+    for (int stages = 4; copyable && stages >= 3 && stages_ == 0; --stages)
+      if (stages * row_bytes * block <= kAsyncRingBytes) stages_ = stages;
   }
 
   // The reads start_prefetch chose, of the chunk's row `row` (an expression), into pf<id>[g] and
@@ -646,8 +676,9 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
     out += "      if (chunk_aligned) {\n";
     rs.column_registers = true;
     rs.declare_columns(out, "        ");
-    if (schedule.reduction.prefetch)
-      rs.start_prefetch(serial_var, p + "s" + std::to_string(rank - 1), kabi.block_size, out, "        ");
+    if (schedule.reduction.prefetch || schedule.reduction.async_prefetch)
+      rs.start_prefetch(serial_var, p + "s" + std::to_string(rank - 1), kabi.block_size, schedule.reduction.prefetch,
+                        out, "        ");
     rows_of_chunk("        ", [&](const std::string& in) { emit_row(rs, in); });
     rs.flush_columns(out, "        ");
     out += "      } else {\n";

@@ -79,8 +79,9 @@ struct ReductionSchedule {
   bool preload_row_values = false;
   // A serial nest: its rows' first-loop and scalar loads are read one row ahead (emit_cuda_reduction.cpp).
   bool prefetch = false;
-  // With prefetch, those reads may go through a ring of rows ahead in shared memory, copied
-  // asynchronously (cp.async), where they fit (emit_cuda_reduction.cpp chooses the depth).
+  // A serial nest: those reads may go through a ring of rows ahead in shared memory, copied
+  // asynchronously (cp.async), where it fits (emit_cuda_reduction.cpp chooses the depth), with
+  // or without prefetch (which says whether they fit in registers instead).
   bool async_prefetch = false;
 };
 

@@ -193,7 +193,9 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
   // asynchronous copies (cp.async, sm_80 and later), where the ring fits (emit_cuda_reduction.cpp):
   // one row ahead in registers left the norm backward kernels waiting on memory at each row
   // (nanoGPT's at 36% of DRAM bandwidth, Llama's at 50%, a quarter of the threads resident).
-  r.async_prefetch = r.prefetch && schedule_enabled("async");
+  // Without registers to spare, a ring may still fit (Llama's norm backward, whose rows held twice
+  // in registers spilled).
+  r.async_prefetch = nest.serial && schedule_enabled("prefetch") && schedule_enabled("async");
   r.preloaded.assign(nest.values.size(), 0);
   r.preload_row_values = schedule_enabled("preload");
   if (!r.preload_row_values || 2 * r.load_registers >= r.registers) return;

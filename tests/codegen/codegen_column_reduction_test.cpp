@@ -2,12 +2,13 @@
 // the rows' other work, against the reference executor on the CPU and, where there is a GPU, on
 // CUDA: every op, dtypes, column extents on both of CUDA's row loops (registers and strided),
 // rows whose alignment alternates, several column dims; beside row reductions and full-shape
-// outputs (a norm's backward); and planned from a plain reduction over the leading dims
+// outputs (a norm's backward, with and without the ring of rows ahead in shared memory); and planned from a plain reduction over the leading dims
 // (passes/split_column_reductions.h).
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
 #include "backend_test.h"
+#include "golden_support.h"
 #include "codegen/lower_kernel.h"
 #include "codegen_test_util.h"
 #include "frontend/trace_reader.h"
@@ -96,6 +97,27 @@ TEST_P(ColumnReductions, NormBackward_RowAndColumnSumsInOnePass) {
   EXPECT_TRUE(plan.segments[0].kernel->nests[0].serial);
   EXPECT_EQ(plan.segments[0].outputs.size(), 3u);  // dx and the two partials
   EXPECT_EQ(plan.segments[0].bytes_read, 1024 * 64 * (2 + 4) + 2 * 1024 * 4 + 64 * 2);  // each input once
+}
+
+// The same backward at 8192 rows of 64 (chunks of 16 rows) and of 1024 rows (chunks of 2, fewer
+// than the ring's rows ahead): with the ring of rows in shared memory (schedule "async", cp.async)
+// and without it, the same values as the reference; the CUDA source has the ring only with it.
+TEST_P(ColumnReductions, NormBackwardRing_MatchesReferenceWithAndWithout) {
+  std::string text = test::read_text_file(std::string(VF_SOURCE_DIR) + "/tests/segment/golden/layer_norm_backward.py");
+  for (int rows : {256, 2048}) {
+    std::string sized = text;
+    for (size_t at = 0; (at = sized.find("4, 256", at)) != std::string::npos; at += 4)
+      sized.replace(at, 6, "4, " + std::to_string(rows));
+    for (const char* disabled : {"", "async"}) {
+      SCOPED_TRACE(std::to_string(4 * rows) + " rows, disabled: " + disabled);
+      const test::ScopedEnv env("VF_DISABLE_SCHEDULES", disabled);
+      auto f = std::make_shared<Fusion>(read_trace(sized));
+      const Plan plan = check(f, random_inputs(*f, 931), 4 * rows);
+      ASSERT_EQ(plan.kernel_count(), 2);
+      const GeneratedKernel k = generate_kernel(plan.segments[0].spec, *plan.segments[0].kernel, Target::Cuda);
+      EXPECT_EQ(k.source.find("vf_cp_async(&") != std::string::npos, *disabled == '\0');
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ColumnReductions, ::testing::Values(Device::Cpu, Device::Cuda),

@@ -91,7 +91,7 @@ TEST(ModelRegions, EveryRegion_PlansWithGoldenKernelsAndBytes) {
       EXPECT_EQ(cpu.entry, cuda.entry);
       // The default schedules, and those without the ones that can be switched off
       // (schedule_cuda.h schedule_enabled), compile and spill no more than recorded.
-      for (const char* disabled : {"", "sliced,preload,prefetch"}) {
+      for (const char* disabled : {"", "sliced,preload,prefetch,async"}) {
         if (!test::nvrtc_checks_enabled()) break;
         SCOPED_TRACE(std::string("disabled schedules: ") + disabled);
         const test::ScopedEnv env("VF_DISABLE_SCHEDULES", disabled);
