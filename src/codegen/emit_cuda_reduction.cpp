@@ -152,9 +152,11 @@ class RowSchedule {
                stage + "][g][threadIdx.x];\n";
         override_[id] = from_memory(nest_.values[id].dtype, "pk" + k + "[g].e[j]");
       }
+      // The stage is named before emit_prefetch shadows the serial var with the row ahead.
       const std::string ahead = serial_var_ + " + " + std::to_string(stages_ - 1);
       out += indent + "if (" + ahead + " < " + serial_extent_ + ") {\n";
-      emit_prefetch(ahead, out, indent + "  ", "(int)((" + ahead + ") % " + S + ")");
+      out += indent + "  const int next_stage = (int)((" + ahead + ") % " + S + ");\n";
+      emit_prefetch(ahead, out, indent + "  ", "next_stage");
       out += indent + "}\n";
       out += indent + "vf_cp_async_commit();\n";
     } else if (!serial_var_.empty()) {
