@@ -144,7 +144,7 @@ def with_loss(torch, model, vocab: int, with_logits: bool = False):
 VIEWFUSE_MODIFIERS = {"+matmul": {"vf_matmul": True}, "-matmul": {"vf_matmul": False},
                       "-epilogues": {"vf_matmul_epilogues": False}, "+attention": {"vf_attention": True},
                       "-attention": {"vf_attention": False}}
-SWITCHABLE_SCHEDULES = "sliced,preload,prefetch,async"  # codegen/schedule_cuda.h schedule_enabled
+SWITCHABLE_SCHEDULES = "sliced,preload,prefetch"  # codegen/schedule_cuda.h schedule_enabled
 
 
 class ScheduledSystem:

@@ -557,14 +557,24 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir) {
   return s;
 }
 
-bool schedule_enabled(std::string_view name) {
-  const char* env = std::getenv("VF_DISABLE_SCHEDULES");
+namespace {
+
+// Whether the comma-separated list in environment variable `variable` names `name`.
+bool listed(const char* variable, std::string_view name) {
+  const char* env = std::getenv(variable);
   for (std::string_view rest = env ? env : ""; !rest.empty();) {
     const size_t comma = rest.find(',');
-    if (rest.substr(0, comma) == name) return false;
+    if (rest.substr(0, comma) == name) return true;
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
   }
-  return true;
+  return false;
+}
+
+}  // namespace
+
+bool schedule_enabled(std::string_view name) {
+  if (name == "async") return listed("VF_ENABLE_SCHEDULES", name) && !listed("VF_DISABLE_SCHEDULES", name);
+  return !listed("VF_DISABLE_SCHEDULES", name);
 }
 
 }  // namespace vf

@@ -1,10 +1,10 @@
 // The regions of real training steps (tests/segment/model_regions: nanoGPT's and a Llama's, saved
 // by bench/model_steps.py with their input layouts): each plans, every kernel's source generates
-// for both targets (and compiles with NVRTC for sm_90 where it is there, with the default schedules
-// and without those that can be switched off, generic and specialized to the region's sizes,
-// spilling no more than recorded), every kernel writes something, every
-// buffer is read by a later segment or returned, and the kernel counts, kernel names and bytes
-// match the golden summary, model_regions/expected.txt.
+// for both targets and compiles with NVRTC for sm_90 where it is there (with the default
+// schedules, without those that can be switched off, and with those that must be switched on;
+// with the default ones also specialized to the region's sizes), spilling no more than recorded;
+// every kernel writes something, every buffer is read by a later segment or returned, and the
+// kernel counts, kernel names and bytes match the golden summary, model_regions/expected.txt.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -91,13 +91,18 @@ TEST(ModelRegions, EveryRegion_PlansWithGoldenKernelsAndBytes) {
       EXPECT_EQ(cpu.entry, cuda.entry);
       // The default schedules, and those without the ones that can be switched off
       // (schedule_cuda.h schedule_enabled), compile and spill no more than recorded.
-      for (const char* disabled : {"", "sliced,preload,prefetch,async"}) {
+      struct Switches {
+        const char* disabled;
+        const char* enabled;
+      };
+      for (const Switches sw : {Switches{"", ""}, Switches{"sliced,preload,prefetch", ""}, Switches{"", "async"}}) {
         if (!test::nvrtc_checks_enabled()) break;
-        SCOPED_TRACE(std::string("disabled schedules: ") + disabled);
-        const test::ScopedEnv env("VF_DISABLE_SCHEDULES", disabled);
+        SCOPED_TRACE(std::string("disabled schedules: ") + sw.disabled + ", enabled: " + sw.enabled);
+        const test::ScopedEnv disable("VF_DISABLE_SCHEDULES", sw.disabled);
+        const test::ScopedEnv enable("VF_ENABLE_SCHEDULES", sw.enabled);
         const GeneratedKernel k = generate_kernel(s.spec, *s.kernel, Target::Cuda);
         EXPECT_LE(spill_bytes(k), allowance(kSpillAllowance, k.entry)) << k.entry;
-        if (*disabled == '\0')
+        if (*sw.disabled == '\0' && *sw.enabled == '\0')
           EXPECT_LE(spill_bytes(specialize_for_spec(k, s.spec, 132)), allowance(kSpecializedSpillAllowance, k.entry))
               << k.entry << " specialized";
       }
