@@ -1,22 +1,8 @@
 // The planning pipeline, in order:
 //
-//  0. Rewrites of the fusion, and the rest of the pipeline plans the rewritten one. First, because
-//     they change the ops there are. In order: each scatter_add onto zeros, in a dtype with atomic
-//     adds (passes/zero_based_scatters.h), first because the casts it adds are the next pass's to
-//     elide; casts to a float dtype and back read the value before them
-//     (passes/elide_round_trip_casts.h; those that round only with PlanOptions::elide_round_trips),
-//     first because they only remove nodes and let the kernels see the float32 math the program
-//     meant; then the tanh gelu of a matmul's result, or a residual add of it, folds into the call
-//     (passes/fuse_matmul_epilogues.h, with PlanOptions::matmul_epilogues), after the round trips
-//     are gone because it matches the float32 ops; reductions that reduce nothing fold into views
-//     or the identity (passes/fold_trivial_reductions.h), so that the splits and the kernels see
-//     only real reductions; ops that compute a value already computed read it instead
-//     (passes/merge_duplicate_ops.h), after the passes that make such twins (two casts of one
-//     value, once the round trips are gone) and before the splits, which would split each twin;
-//     then, with PlanOptions::split_reductions, a reduction over the leading dims becomes chunks'
-//     partials that the rows' kernel computes, and their reduction
-//     (passes/split_column_reductions.h), before a reduction of few long rows becomes two
-//     (passes/split_reductions.h), which then sees the partials' reduction as one more.
+//  0. Rewrites of the fusion (segment/rewrite_for_planning.h, which gives their order and its
+//     reasons), and the rest of the pipeline plans the rewritten one. First, because they change
+//     the ops there are.
 //  1. Bookend split (only with PlanOptions::bookend): leading and trailing view ops are set apart.
 //     It runs first among the rest because it decides which ops the fused part holds at all.
 //  2. Leading eager ops: each becomes a view or a copy of its input, as eager PyTorch would do.
@@ -50,17 +36,11 @@
 #include "layout/strided_gemm.h"
 #include "layout/view_algebra.h"
 #include "passes/bookend.h"
-#include "passes/elide_round_trip_casts.h"
-#include "passes/fold_trivial_reductions.h"
-#include "passes/fuse_matmul_epilogues.h"
-#include "passes/merge_duplicate_ops.h"
-#include "passes/split_column_reductions.h"
-#include "passes/split_reductions.h"
-#include "passes/zero_based_scatters.h"
 #include "segment/extract_segment.h"
 #include "segment/matmul_segment.h"
 #include "segment/memory_plan.h"
 #include "segment/output_layouts.h"
+#include "segment/rewrite_for_planning.h"
 
 namespace vf {
 namespace {
@@ -808,27 +788,11 @@ class Planner {
 }  // namespace
 
 Plan plan_fusion(const Fusion& fusion, const std::vector<Layout>& input_layouts, const PlanOptions& options) {
-  std::shared_ptr<const Fusion> rewritten;
-  std::vector<std::string> notes;
-  auto apply = [&](auto pass) {
-    RewrittenFusion r = pass(rewritten ? *rewritten : fusion);
-    if (!r.fusion) return;
-    rewritten = std::move(r.fusion);
-    notes.insert(notes.end(), r.notes.begin(), r.notes.end());
-  };
-  apply(zero_based_scatters);
-  apply([&](const Fusion& f) { return elide_round_trip_casts(f, options.elide_round_trips); });
-  if (options.matmul_epilogues) apply(fuse_matmul_epilogues);
-  apply(fold_trivial_reductions);
-  apply(merge_duplicate_ops);
-  if (options.split_reductions && options.reductions_in_kernels) {
-    apply([&](const Fusion& f) { return split_column_reductions(f, options.column_chunks); });
-    apply(split_long_reductions);
-  }
-  if (!rewritten) return Planner(fusion, input_layouts, options).run();
-  Plan plan = Planner(*rewritten, input_layouts, options).run();
-  plan.rewritten = std::move(rewritten);
-  plan.rewrites = std::move(notes);
+  RewrittenFusion r = rewrite_for_planning(fusion, options);
+  if (!r.fusion) return Planner(fusion, input_layouts, options).run();
+  Plan plan = Planner(*r.fusion, input_layouts, options).run();
+  plan.rewritten = std::move(r.fusion);
+  plan.rewrites = std::move(r.notes);
   return plan;
 }
 
