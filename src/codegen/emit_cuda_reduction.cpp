@@ -208,13 +208,14 @@ class RowSchedule {
 
   // A serial nest's packed chunk with ReductionSchedule::prefetch: the loads of the first loop
   // and the row's scalar loads are read one row ahead (pf<id>[g], pfv<id>), so that a row's reads
-  // are in flight while the row before it reduces and stores. With async_prefetch, where the
-  // scalars are of 4 or 8 bytes and a ring of at least three rows fits kAsyncRingBytes, they are
-  // copied instead into a ring of `stages_` rows in shared memory (vfr<id>[stage][g][thread],
+  // are in flight while the row before it reduces and stores. With async_prefetch, where that
+  // does not fit in registers (`in_registers` false), the scalars are of 4 or 8 bytes and a ring
+  // of at least three rows fits kAsyncRingBytes, they are copied instead into a ring of `stages_`
+  // rows in shared memory (vfr<id>[stage][g][thread],
   // vfs<id>[stage][thread]) by cp.async, stages_ - 1 rows ahead: each thread copies and reads back
   // only its own slots, so no barrier is needed, only the wait for its own copies. Without a ring,
-  // the rows are read one ahead in registers only where `in_registers` (ReductionSchedule::prefetch:
-  // they fit), else not ahead at all. Call before the serial loop, inside the chunk, with the
+  // the rows are read one ahead in registers where `in_registers` (ReductionSchedule::prefetch),
+  // else not ahead at all. Call before the serial loop, inside the chunk, with the
   // kernel's block size: declares the registers or the ring and reads the chunk's first row (or rows).
   void start_prefetch(const std::string& serial_var, const std::string& serial_extent, int block, bool in_registers,
                       std::string& out, const std::string& indent) {
@@ -238,8 +239,8 @@ class RowSchedule {
     // The ring only where the rows ahead do not fit in registers: where they do, the register
     // prefetch was faster (H100, nanoGPT's norm backward: 36.5 us, with a ring 68.3 us; Llama's,
     // which has no register prefetch, 96.4 us without a ring, 93.0 with one).
-    if (!in_registers) choose_stages(block);
-    if (stages_ == 0 && async_allowed_ && !in_registers) {
+    if (!in_registers && async_allowed_) choose_stages(block);
+    if (!in_registers && async_allowed_ && stages_ == 0) {
       // Without the packs only later loops read (preloaded: they are read in the first loop, as
       // without the prefetch) and those every row reads alike (a norm's weight: from the L1
       // cache after the first row), the ring may fit (Llama's norm backward, rows of 2,048).
