@@ -1,10 +1,21 @@
 #include "segment/extract_segment.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "base/error.h"
 
 namespace vf {
+
+std::vector<const Value*> segment_inputs(const std::vector<const Node*>& nodes) {
+  std::unordered_set<const Value*> defined, seen;
+  for (const Node* n : nodes) defined.insert(n->outputs.begin(), n->outputs.end());
+  std::vector<const Value*> inputs;
+  for (const Node* n : nodes)
+    for (const Value* v : n->inputs)
+      if (!v->is_constant() && !defined.count(v) && seen.insert(v).second) inputs.push_back(v);
+  return inputs;
+}
 
 ExtractedSegment extract_segment(const std::vector<const Node*>& nodes,
                                  const std::vector<const Value*>& outputs) {
@@ -12,13 +23,12 @@ ExtractedSegment extract_segment(const std::vector<const Node*>& nodes,
   result.fusion = std::make_shared<Fusion>();
   Fusion& f = *result.fusion;
   std::unordered_map<const Value*, Value*> mapped;
+  result.inputs = segment_inputs(nodes);
+  for (const Value* v : result.inputs)
+    mapped[v] = v->is_tensor ? f.add_tensor_input(v->name, v->dtype, v->shape) : f.add_scalar_input(v->name, v->scalar_kind);
   auto map_input = [&](const Value* v) -> Value* {
     if (auto it = mapped.find(v); it != mapped.end()) return it->second;
-    Value* copy = v->is_constant()  ? f.add_constant(*v->constant)
-                  : v->is_tensor   ? f.add_tensor_input(v->name, v->dtype, v->shape)
-                                   : f.add_scalar_input(v->name, v->scalar_kind);
-    if (!v->is_constant()) result.inputs.push_back(v);
-    return mapped[v] = copy;
+    return mapped[v] = f.add_constant(*v->constant);  // the rest are constants
   };
   for (const Node* node : nodes) {
     std::vector<Value*> inputs;

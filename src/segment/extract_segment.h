@@ -13,8 +13,12 @@ struct ExtractedSegment {
   std::vector<const Value*> inputs;  // original values for fusion->inputs(), in order
 };
 
-// Copies `nodes` (in program order) into a new fusion whose inputs are the values they read but
-// do not define (constants are copied as constants) and whose outputs are `outputs`.
+// The values `nodes` read that none of them defines, constants excepted, in the order first read:
+// the inputs of the segment they make.
+std::vector<const Value*> segment_inputs(const std::vector<const Node*>& nodes);
+
+// Copies `nodes` (in program order) into a new fusion whose inputs are segment_inputs(nodes)
+// (constants are copied as constants) and whose outputs are `outputs`.
 ExtractedSegment extract_segment(const std::vector<const Node*>& nodes,
                                  const std::vector<const Value*>& outputs);
 

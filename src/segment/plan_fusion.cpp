@@ -497,17 +497,24 @@ class Planner {
         shared += (shared.empty() ? "" : ", ") + v->name;
       }
     }
-    Candidate c = make_kernel(nodes, all, placements);
-    if (!c.problem.empty()) return false;
-    const std::unordered_set<const Value*> reads = tensors_read(nodes);
+    // The later reductions that read a tensor `nodes` read, before any kernel is lowered: with
+    // none and nothing shared, add_kernels lowers the kernel itself.
+    const std::vector<const Value*> read = segment_inputs(nodes);
+    const std::unordered_set<const Value*> reads(read.begin(), read.end());
+    std::vector<const Node*> joinable;
     for (const auto& node : fusion_.nodes()) {
       const Node* r = node.get();
       if (op_category(r->op) != OpCategory::Reduction || !group_has(r) || !live_[r->id] || in_nodes.count(r) ||
           added(r->output()))
         continue;
-      const std::vector<const Node*> own = nodes_for({r->output()}, group_has);
-      const std::unordered_set<const Value*> own_reads = tensors_read(own);
-      if (std::none_of(own_reads.begin(), own_reads.end(), [&](const Value* v) { return reads.count(v); })) continue;
+      const std::vector<const Value*> own_reads = segment_inputs(nodes_for({r->output()}, group_has));
+      if (std::any_of(own_reads.begin(), own_reads.end(), [&](const Value* v) { return v->is_tensor && reads.count(v); }))
+        joinable.push_back(r);
+    }
+    if (shared.empty() && joinable.empty()) return false;
+    Candidate c = make_kernel(nodes, all, placements);
+    if (!c.problem.empty()) return false;
+    for (const Node* r : joinable) {
       const size_t before = all.size();
       for (const Value* v : r->outputs) add(v);
       Candidate more = make_kernel(nodes_for(all, group_has), all, placements);
@@ -528,16 +535,6 @@ class Planner {
     c.segment.note = c.segment.note.empty() ? note : note + "; " + c.segment.note;
     commit_kernel(std::move(c.segment), placements);
     return true;
-  }
-
-  // The tensors the ops of `nodes` read that none of them computes: fusion inputs and placed values.
-  std::unordered_set<const Value*> tensors_read(const std::vector<const Node*>& nodes) const {
-    std::unordered_set<const Value*> out, made;
-    for (const Node* n : nodes) made.insert(n->outputs.begin(), n->outputs.end());
-    for (const Node* n : nodes)
-      for (const Value* v : n->inputs)
-        if (v->is_tensor && !made.count(v)) out.insert(v);
-    return out;
   }
 
   // Whether a node of the fused part outside `nodes` that an output needs reads v: through the ops
