@@ -25,10 +25,12 @@ after "thunder+viewfuse", each a compile option (VIEWFUSE_MODIFIERS): +matmul (v
 matmul and linear as cuBLASLt calls in the regions), -matmul (the default, said), -epilogues
 (vf_matmul_epilogues=False: a matmul's gelu and residual adds in kernels), +attention (the
 default, said: attention as torch's cuDNN kernel where torch's eager call would run it),
--attention (vf_attention=False: attention left to the sdpa executor). thunder+viewfuse+defaults is viewfuse before Thunder's default executors. A name ending in
-"+plain" is that system with VF_DISABLE_SCHEDULES set to every CUDA schedule that can be switched
-off (SWITCHABLE_SCHEDULES) during each of its steps, so that its kernels are compiled without them
-(the kernel cache is keyed by source, so the other systems keep theirs).
+-attention (vf_attention=False: attention left to the sdpa executor). thunder+viewfuse+defaults
+is viewfuse before Thunder's default executors. Schedule switches may end a name: "+plain" sets
+VF_DISABLE_SCHEDULES to every CUDA schedule that can be switched off (SWITCHABLE_SCHEDULES) during
+each of the system's steps, so that its kernels are compiled without them (the kernel cache is
+keyed by source, so the other systems keep theirs); "+without-NAME" switches off schedule NAME
+alone; "+with-NAME" switches on one that is off by default (VF_ENABLE_SCHEDULES: "async").
 
 Writes docs/model_steps.md, docs/model_steps.json and docs/model_steps.png (--out to elsewhere).
 --device cpu --small runs everything on tiny configs on the CPU: a check of the script.
@@ -144,14 +146,14 @@ def with_loss(torch, model, vocab: int, with_logits: bool = False):
 VIEWFUSE_MODIFIERS = {"+matmul": {"vf_matmul": True}, "-matmul": {"vf_matmul": False},
                       "-epilogues": {"vf_matmul_epilogues": False}, "+attention": {"vf_attention": True},
                       "-attention": {"vf_attention": False}}
-SWITCHABLE_SCHEDULES = "sliced,preload,prefetch"  # codegen/schedule_cuda.h schedule_enabled
+SWITCHABLE_SCHEDULES = "sliced,preload,prefetch,deep"  # codegen/schedule_cuda.h schedule_enabled
 
 
 class ScheduledSystem:
-    """A system whose steps run with VF_DISABLE_SCHEDULES set (see step())."""
+    """A system whose steps run with schedule switches in the environment (see step())."""
 
-    def __init__(self, fn, disabled: str):
-        self.fn, self.disabled = fn, disabled
+    def __init__(self, fn, environment: dict):
+        self.fn, self.environment = fn, environment
 
     def __call__(self, *args):
         return self.fn(*args)
@@ -161,7 +163,12 @@ def make_system(torch, name: str, module):
     import thunder
 
     if name.endswith("+plain"):
-        return ScheduledSystem(make_system(torch, name.removesuffix("+plain"), module), SWITCHABLE_SCHEDULES)
+        return ScheduledSystem(make_system(torch, name.removesuffix("+plain"), module),
+                               {"VF_DISABLE_SCHEDULES": SWITCHABLE_SCHEDULES})
+    switch = re.search(r"\+(without|with)-(\w+)$", name)
+    if switch:
+        variable = "VF_DISABLE_SCHEDULES" if switch.group(1) == "without" else "VF_ENABLE_SCHEDULES"
+        return ScheduledSystem(make_system(torch, name[:switch.start()], module), {variable: switch.group(2)})
 
     if name == "eager":
         return module
@@ -195,9 +202,9 @@ def build(torch, model_name: str, small: bool, dtype, device, seed: int = 0, wit
 
 
 def step(fn, module, idx, targets):
-    disabled = getattr(fn, "disabled", None)
-    if disabled is not None:  # the backward's regions compile in loss.backward(): the whole step
-        with unittest.mock.patch.dict(os.environ, {"VF_DISABLE_SCHEDULES": disabled}):
+    environment = getattr(fn, "environment", None)
+    if environment is not None:  # the backward's regions compile in loss.backward(): the whole step
+        with unittest.mock.patch.dict(os.environ, environment):
             return step(fn.fn, module, idx, targets)
     out = fn(idx, targets)
     loss, logits = out if isinstance(out, tuple) else (out, None)
@@ -409,6 +416,8 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
                 print(f"  profile {s}: {us:9.1f} us {count:4d}x {name}", flush=True)
             for name, count, us in prof["top_viewfuse_kernels"]:
                 print(f"  profile {s} (viewfuse): {us:9.1f} us {count:4d}x {name}", flush=True)
+            for before, after, count, us in prof["top_gaps"]:
+                print(f"  profile {s} (GPU idle): {us:9.1f} us {count:4d}x {before} -> {after}", flush=True)
     if recorder.regions:
         save = None if args.small else os.path.join(args.regions_dir)
         stamp = f"{datetime.date.today().isoformat()}, {timer.torch.cuda.get_device_name() if device.type == 'cuda' else 'CPU'}"
@@ -440,6 +449,7 @@ def profile_step(torch, run) -> dict:
     kinds = {k: 0.0 for k, _ in KERNEL_KINDS}
     by_name = {}  # kernel name -> [count, us]
     starts, ends, count = [], [], 0
+    spans = []  # (start, end, name) of every kernel
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CUDA or "memcpy" in e.name.lower() or "memset" in e.name.lower():
             continue
@@ -451,13 +461,29 @@ def profile_step(torch, run) -> dict:
         entry[1] += us
         starts.append(e.time_range.start)
         ends.append(e.time_range.end)
+        spans.append((e.time_range.start, e.time_range.end, e.name[:60]))
         count += 1
     def top(viewfuse: bool):
         return sorted(([n, c, round(us, 1)] for n, (c, us) in by_name.items() if n.startswith("vf_") == viewfuse),
                       key=lambda x: -x[2])[:12]
 
     return {"kinds_us": kinds, "kernels": count, "span_us": (max(ends) - min(starts)) if starts else 0.0,
-            "top_other_kernels": top(False), "top_viewfuse_kernels": top(True)}
+            "top_other_kernels": top(False), "top_viewfuse_kernels": top(True), "top_gaps": idle_gaps(spans)}
+
+
+def idle_gaps(spans, at_least_us: float = 5.0, top: int = 12) -> list:
+    """Where the GPU waited for the host: each stretch of at least at_least_us with no kernel
+    running, named by the kernels on either side ("before -> after"), summed over the step:
+    [[before, after, count, us], ...], the longest total first."""
+    by_pair, busy_until, before = {}, None, None
+    for start, end, name in sorted(spans):
+        if busy_until is not None and start - busy_until >= at_least_us:
+            entry = by_pair.setdefault((before, name), [0, 0.0])
+            entry[0] += 1
+            entry[1] += start - busy_until
+        if busy_until is None or end > busy_until:
+            busy_until, before = end, name
+    return sorted(([b, a, c, round(us, 1)] for (b, a), (c, us) in by_pair.items()), key=lambda x: -x[3])[:top]
 
 
 # ---- the report ----

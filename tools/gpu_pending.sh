@@ -24,7 +24,7 @@ STAGES=${STAGES:-attention,steps,schedules,ncu}
 NCU_REGIONS=${NCU_REGIONS:-nanogpt_017,llama2_013}
 CALL_CAP=${CALL_CAP:-560}
 MODELS=${MODELS:-nanogpt}
-SCHEDULES=sliced,preload,prefetch
+SCHEDULES=sliced,preload,prefetch,deep
 NCU_VARIANTS=${NCU_VARIANTS:-;$SCHEDULES}
 mkdir -p "$OUT_DIR"
 export VF_CACHE_DIR=${VF_CACHE_DIR:-$(mktemp -d)} VF_SOURCE_DIR=$PWD PYTHONUNBUFFERED=1

@@ -118,12 +118,14 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
       use = std::move(u);
     }
   }
-  constexpr int kGroupsPerThread = 4, kMaxGroups = 8, kMaxTeam = 1024, kRegisters = 64;
+  // "deep" (switchable): about four groups a thread, else one (the team four times as wide).
+  const int groups_per_thread = schedule_enabled("deep") ? 4 : 1;
+  constexpr int kMaxGroups = 8, kMaxTeam = 1024, kRegisters = 64;
   // A serial nest's team is a whole block of at least 128 threads: its teams are its chunks (about
   // 512, passes/split_column_reductions.h), which alone must fill the machine; warps of a block
   // of 256 threads would leave most multiprocessors idle.
   int team = nest.serial ? 128 : 32;
-  while (team < kMaxTeam && int64_t{team} * vec * kGroupsPerThread < n.inner) team *= 2;
+  while (team < kMaxTeam && int64_t{team} * vec * groups_per_thread < n.inner) team *= 2;
   int64_t groups = 1;
   while (groups * team * vec < n.inner) groups *= 2;
   int64_t registers = 0;  // 32-bit registers the row's loads take, were they all kept

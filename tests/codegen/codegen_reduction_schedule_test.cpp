@@ -56,6 +56,16 @@ TEST(ReductionSchedule, LayerNormRow_TeamOf128WithFourPacksPerThread) {
   EXPECT_THAT(k.source, HasSubstr("red0[2][32]"));             // combine buffers by row parity
 }
 
+TEST(ReductionSchedule, LayerNormRowWhereDeepDisabled_TeamOf512WithOnePackPerThread) {
+  const test::ScopedEnv off("VF_DISABLE_SCHEDULES", "deep");
+  Fusion f;
+  layer_norm(f, 64, 4096);
+  const GeneratedKernel k = generate_kernel(contiguous_spec(f), Target::Cuda);
+  EXPECT_EQ(k.abi.nests[0].team, 512);
+  EXPECT_EQ(cuda_schedule(f).nests.at(0).reduction.per_thread, 8);
+  EXPECT_EQ(k.abi.block_size, 512);
+}
+
 TEST(ReductionSchedule, RowNotAMultipleOfThePack_NoPacks) {
   Fusion f;
   layer_norm(f, 4, 4099);

@@ -186,6 +186,16 @@ TEST_P(ReductionKernels, FusedNormalizations_OneKernelMatchReference) {
     check_fused_normalizations(s);
 }
 
+// CUDA's teams with one group of a row a thread ("deep" off: schedule_cuda.cpp choose_team) and
+// with four, on rows of 2,048 (Llama's RMS norm width: a team of 256 against 64).
+TEST_P(ReductionKernels, FusedNormalizations_DeepAndShallowTeamsMatchReference) {
+  for (const char* disabled : {"", "deep"}) {
+    SCOPED_TRACE(std::string("disabled: ") + disabled);
+    const test::ScopedEnv env("VF_DISABLE_SCHEDULES", disabled);
+    check_fused_normalizations(Shape{5, 2048});
+  }
+}
+
 void ReductionKernels::check_fused_normalizations(const Shape& s) {
   const std::vector<int64_t> last{1};
   auto bcast = [&](Fusion& f, Value* row) { return f.add(OpKind::BroadcastInDim, {row}, BroadcastAttrs{s, {0}}); };
