@@ -25,7 +25,8 @@ after "thunder+viewfuse", each a compile option (VIEWFUSE_MODIFIERS): +matmul (v
 matmul and linear as cuBLASLt calls in the regions), -matmul (the default, said), -epilogues
 (vf_matmul_epilogues=False: a matmul's gelu and residual adds in kernels), +attention (the
 default, said: attention as torch's cuDNN kernel where torch's eager call would run it),
--attention (vf_attention=False: attention left to the sdpa executor). thunder+viewfuse+defaults
+-attention (vf_attention=False: attention left to the sdpa executor), +consecutive (Thunder's
+fusion_type="consecutive": regions cut by the trace's order, not by dataflow). thunder+viewfuse+defaults
 is viewfuse before Thunder's default executors. Schedule switches may end a name: "+plain" sets
 VF_DISABLE_SCHEDULES to every CUDA schedule that can be switched off (SWITCHABLE_SCHEDULES) during
 each of the system's steps, so that its kernels are compiled without them (the kernel cache is
@@ -145,7 +146,7 @@ def with_loss(torch, model, vocab: int, with_logits: bool = False):
 # A viewfuse system's name after "thunder+viewfuse": modifiers, each a compile option.
 VIEWFUSE_MODIFIERS = {"+matmul": {"vf_matmul": True}, "-matmul": {"vf_matmul": False},
                       "-epilogues": {"vf_matmul_epilogues": False}, "+attention": {"vf_attention": True},
-                      "-attention": {"vf_attention": False}}
+                      "-attention": {"vf_attention": False}, "+consecutive": {"fusion_type": "consecutive"}}
 SWITCHABLE_SCHEDULES = "sliced,preload,prefetch,deep"  # codegen/schedule_cuda.h schedule_enabled
 
 
@@ -417,7 +418,7 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
             for name, count, us in prof["top_viewfuse_kernels"]:
                 print(f"  profile {s} (viewfuse): {us:9.1f} us {count:4d}x {name}", flush=True)
             for before, after, count, us in prof["top_gaps"]:
-                print(f"  profile {s} (GPU idle): {us:9.1f} us {count:4d}x {before} -> {after}", flush=True)
+                print(f"  profile {s} (GPU idle, {model_name}): {us:9.1f} us {count:4d}x {before} -> {after}", flush=True)
     if recorder.regions:
         save = None if args.small else os.path.join(args.regions_dir)
         stamp = f"{datetime.date.today().isoformat()}, {timer.torch.cuda.get_device_name() if device.type == 'cuda' else 'CPU'}"

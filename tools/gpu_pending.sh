@@ -51,6 +51,7 @@ if wants steps; then
   grep -E "check |Error|Traceback" "$OUT_DIR/model_steps.log" | head -n 12
   grep -E "profile " "$OUT_DIR/model_steps.log" | grep -iE "attn|attention|fmha|flash|cudnn|sdpa" | head -n 24
   grep -E "profile .*matmul \(viewfuse\)" "$OUT_DIR/model_steps.log" | head -n 12  # issue 25: where its time goes
+  grep -E "profile .*GPU idle" "$OUT_DIR/model_steps.log" | awk '{c[$2 $5]++} c[$2 $5] <= 5' | cut -c1-150
   grep -E "^\| (thunder|eager|torch)|^## " "$OUT_DIR/model_steps.md" 2>/dev/null | cut -c1-160 | head -n 16
   echo "  at $((SECONDS - start)) s"
 fi
