@@ -66,9 +66,34 @@ Layout dense_like(const Shape& shape, const Layout& order_of) {
   return l;
 }
 
-// The layout a lone produced value gets: the memory order of its dominant input.
+Layout dominant_layout(const Value* v, const std::function<bool(const Node*)>& in_group,
+                       const std::function<const Placement*(const Value*)>& placement_of);
+
+// For a value that is a chain of view ops of a value computed here: the source's layout carried
+// through the views, where that is dense (a permutation of a contiguous layout), so the value is
+// written in the memory order its computation has, as eager leaves it. Llama's RoPE region returns
+// q and k as transposes of [B, S, H, D] values: written [B, S, H, D] in memory, cuDNN's attention
+// output comes back in that order and its transpose back to [B, S, H * D] is a view, not a copy.
+std::optional<Layout> layout_through_views(const Value* v, const std::function<bool(const Node*)>& in_group,
+                                           const std::function<const Placement*(const Value*)>& placement_of) {
+  std::vector<const Node*> chain;  // from v towards its source
+  const Value* source = v;
+  while (source->producer && in_group(source->producer) && is_view_op(source->producer->op)) {
+    chain.push_back(source->producer);
+    source = source->producer->inputs[0];
+  }
+  if (chain.empty() || !source->producer || !in_group(source->producer)) return std::nullopt;
+  std::optional<Layout> l = dominant_layout(source, in_group, placement_of);
+  for (auto n = chain.rbegin(); n != chain.rend() && l; ++n) l = view_layout(**n, *l).layout;
+  if (!l || l->offset != 0 || !l->is_non_overlapping() || l->storage_extent() != l->numel()) return std::nullopt;
+  return l;
+}
+
+// The layout a lone produced value gets: the memory order of its dominant input, or of the value
+// it is a view of (layout_through_views).
 Layout dominant_layout(const Value* v, const std::function<bool(const Node*)>& in_group,
                        const std::function<const Placement*(const Value*)>& placement_of) {
+  if (std::optional<Layout> l = layout_through_views(v, in_group, placement_of)) return *std::move(l);
   std::vector<const Value*> stack{v};
   const Placement* best = nullptr;
   const Value* best_value = nullptr;

@@ -3,7 +3,8 @@
 // Values related by chains of view ops share one buffer when the view algebra allows it: the
 // buffer is laid out for the most downstream value that makes every other one a view of it, so
 // that later views are free. Any other value is written densely in the memory order of its
-// dominant input (the same-shaped kernel input it is computed from elementwise).
+// dominant input (the same-shaped kernel input it is computed from elementwise), or, when it is a
+// chain of views of a value computed in the kernel, in that value's order carried through the views.
 #pragma once
 
 #include <functional>

@@ -80,6 +80,29 @@ TEST(Plan, NonContiguousInput_OutputTakesItsMemoryOrder) {
   EXPECT_EQ(plan.outputs[0].layout.strides, (std::vector<int64_t>{1, 4}));
 }
 
+// A transpose of a computed value is written in the value's memory order (eager's), so that its
+// transpose back is a view (Llama's q and k, returned as transposes of [B, S, H, D] values).
+TEST(Plan, TransposeOfComputedValue_WrittenInTheValuesOrder) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {2, 8, 4, 16});
+  Value* t = f.add(OpKind::Transpose, {f.add(OpKind::Exp, {x})}, PermuteAttrs{{0, 2, 1, 3}});
+  f.add_output(t);
+  Plan plan = plan_fusion(f, contiguous_input_layouts(f), PlanOptions{});
+  EXPECT_EQ(plan.kernel_count(), 1);
+  EXPECT_EQ(plan.outputs[0].layout.strides, (std::vector<int64_t>{512, 16, 64, 1}));
+}
+
+// Where the views do not leave a dense layout (a slice of the computed value), the value is
+// written densely in its own order.
+TEST(Plan, SliceOfComputedValue_WrittenDense) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {8, 6});
+  Value* t = f.add(OpKind::Transpose, {f.add(OpKind::Exp, {x})}, PermuteAttrs{{1, 0}});
+  f.add_output(f.add(OpKind::SlicePrim, {t}, SliceAttrs{{0, 0}, {3, 8}, {1, 1}}));
+  Plan plan = plan_fusion(f, contiguous_input_layouts(f), PlanOptions{});
+  EXPECT_EQ(plan.outputs[0].layout.strides, (std::vector<int64_t>{8, 1}));
+}
+
 TEST(Plan, ReshapeOfExpandedInput_AliasesWhenStrideZeroDimsSplit) {
   Fusion f;
   Value* x = f.add_tensor_input("x", DType::Float32, {6, 4});
