@@ -1,6 +1,7 @@
 #include "segment/rewrite_for_planning.h"
 
 #include "passes/elide_round_trip_casts.h"
+#include "passes/fold_one_hot_sums.h"
 #include "passes/fold_trivial_reductions.h"
 #include "passes/fuse_matmul_epilogues.h"
 #include "passes/merge_duplicate_ops.h"
@@ -22,6 +23,7 @@ RewrittenFusion rewrite_for_planning(const Fusion& fusion, const PlanOptions& op
   apply([&](const Fusion& f) { return elide_round_trip_casts(f, options.elide_round_trips); });
   if (options.matmul_epilogues) apply(fuse_matmul_epilogues);
   apply(fold_trivial_reductions);
+  apply(fold_one_hot_sums);
   apply(merge_duplicate_ops);
   if (options.split_reductions && options.reductions_in_kernels) {
     apply([&](const Fusion& f) { return split_column_reductions(f, options.column_chunks); });

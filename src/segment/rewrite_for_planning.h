@@ -10,8 +10,9 @@
 //    (passes/fuse_matmul_epilogues.h, with PlanOptions::matmul_epilogues): after the round trips
 //    are gone, because it matches the float32 ops;
 //  - reductions that reduce nothing fold into views or the identity
-//    (passes/fold_trivial_reductions.h): so that the splits and the kernels see only real
-//    reductions;
+//    (passes/fold_trivial_reductions.h), and sums of one-hot rows into their one value
+//    (passes/fold_one_hot_sums.h; Thunder's cross-entropy backward): so that the splits and the
+//    kernels see only real reductions;
 //  - ops that compute a value already computed read it instead (passes/merge_duplicate_ops.h):
 //    after the passes that make such twins (two casts of one value, once the round trips are
 //    gone) and before the splits, which would split each twin;
