@@ -26,7 +26,8 @@ matmul and linear as cuBLASLt calls in the regions), -matmul (the default, said)
 (vf_matmul_epilogues=False: a matmul's gelu and residual adds in kernels), +attention (the
 default, said: attention as torch's cuDNN kernel where torch's eager call would run it),
 -attention (vf_attention=False: attention left to the sdpa executor), +consecutive (Thunder's
-fusion_type="consecutive": regions cut by the trace's order, not by dataflow). thunder+viewfuse+defaults
+fusion_type="consecutive" as Thunder has it: regions cut by the trace's order, without viewfuse's
+pull-up of elementwise groups), +dataflow (Thunder's fusion_type="dataflow"). thunder+viewfuse+defaults
 is viewfuse before Thunder's default executors. Schedule switches may end a name: "+plain" sets
 VF_DISABLE_SCHEDULES to every CUDA schedule that can be switched off (SWITCHABLE_SCHEDULES) during
 each of the system's steps, so that its kernels are compiled without them (the kernel cache is
@@ -146,7 +147,8 @@ def with_loss(torch, model, vocab: int, with_logits: bool = False):
 # A viewfuse system's name after "thunder+viewfuse": modifiers, each a compile option.
 VIEWFUSE_MODIFIERS = {"+matmul": {"vf_matmul": True}, "-matmul": {"vf_matmul": False},
                       "-epilogues": {"vf_matmul_epilogues": False}, "+attention": {"vf_attention": True},
-                      "-attention": {"vf_attention": False}, "+consecutive": {"fusion_type": "consecutive"}}
+                      "-attention": {"vf_attention": False}, "+consecutive": {"fusion_type": "consecutive"},
+                      "+dataflow": {"fusion_type": "dataflow"}}
 SWITCHABLE_SCHEDULES = "sliced,preload,prefetch,deep"  # codegen/schedule_cuda.h schedule_enabled
 
 

@@ -492,26 +492,21 @@ class SwiGLU(torch.nn.Module):
         return self.w2(torch.nn.functional.silu(self.w1(x)) * self.w3(x))
 
 
-def _regions_reading_regions(trace) -> list[str]:
-    """The viewfuse regions of `trace` that compute an exp and read another region's output."""
-    made_by_region = {o.name for b in trace.bound_symbols if b.sym.is_fusion for o in b.flat_proxy_outs}
-    return [b.sym.name for b in trace.bound_symbols
-            if b.sym.is_fusion and any(s.sym.name == "exp" for s in _flat_subsymbols(b))
-            and any(a.name in made_by_region for a in b.flat_proxy_args)]
-
-
 def _flat_subsymbols(bsym):
     for s in bsym.subsymbols:
         yield s
         yield from _flat_subsymbols(s)
 
 
-def test_swiglu_backward_input_gradients_in_one_region():
-    """Regions follow the dataflow, not the trace's order: the backward of a SiLU-gated MLP lists the
-    w3 weight-gradient matmuls between the product's gradient (b * dh) and SiLU's backward, which
-    Thunder's consecutive grouping made two regions (the second reading the first's output: Llama's
-    llama2_010 and llama2_012, 738 MB moved instead of 461). By dataflow SiLU's backward is in the
-    region that reads dh; with fusion_type="consecutive" (Thunder's) it is not. Gradients equal eager's."""
+@pytest.mark.parametrize("pull_up", [True, False])
+def test_swiglu_backward_input_gradients_in_one_region(pull_up):
+    """The backward of a SiLU-gated MLP lists the w3 weight-gradient matmuls between the product's
+    gradient (b * dh) and SiLU's backward, which Thunder's consecutive grouping made two regions,
+    the second reading the first's b * dh instead of dh (Llama's llama2_010 and llama2_012: 738 MB
+    moved instead of 461). With the elementwise group pulled up into the region it reads
+    (_pull_up_elementwise_groups), SiLU's backward reads dh, the w2 matmul's output, itself; with
+    Thunder's grouping as it is (fusion_type="consecutive"), it does not. Gradients equal eager's
+    either way."""
     torch.manual_seed(0)
     mlp = SwiGLU(32, 96)
     x = torch.randn(4, 16, 32, requires_grad=True)
@@ -520,13 +515,36 @@ def test_swiglu_backward_input_gradients_in_one_region():
         return mlp(x).square().sum()
 
     want = torch.autograd.grad(loss_fn(x), [x, *mlp.parameters()])
-    for fusion_type, split in ((None, False), ("consecutive", True)):
-        jfn = thunder.jit(loss_fn, executors=[viewfuse_ex], **({"fusion_type": fusion_type} if fusion_type else {}))
-        got = torch.autograd.grad(jfn(x), [x, *mlp.parameters()])
-        for g, w in zip(got, want):
-            torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-4)
-        backward = thunder.last_backward_traces(jfn)[-1]
-        assert bool(_regions_reading_regions(backward)) == split, (fusion_type, str(backward))
+    jfn = thunder.jit(loss_fn, executors=[viewfuse_ex], **({} if pull_up else {"fusion_type": "consecutive"}))
+    got = torch.autograd.grad(jfn(x), [x, *mlp.parameters()])
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-4)
+    backward = thunder.last_backward_traces(jfn)[-1]
+    matmul_outputs = {o.name for b in backward.bound_symbols if b.sym.name == "matmul" for o in b.flat_proxy_outs}
+    silu_backward = [b for b in backward.bound_symbols
+                     if b.sym.is_fusion and any(s.sym.name == "exp" for s in _flat_subsymbols(b))]
+    assert len(silu_backward) == 1, str(backward)
+    reads_dh = any(a.name in matmul_outputs for a in silu_backward[0].flat_proxy_args)
+    assert reads_dh == pull_up, str(backward)
+
+
+@pytest.mark.parametrize("later, pulled", [("mul", True), ("sum", False)])
+def test_elementwise_group_after_a_matmul_joins_the_region_it_reads(later, pulled):
+    """exp(x), then a matmul of it (torch's on the CPU), then an op of exp(x) again: an elementwise
+    op joins exp's region (one region, no value passed between regions); a reduction stays a region
+    of its own after the matmul (its kernels are planned where Thunder put it). Values equal eager's."""
+    def f(x, w):
+        a = x.exp()
+        m = a @ w
+        return m, (a * 3 if later == "mul" else a.sum(1))
+
+    x, w = torch.randn(8, 16), torch.randn(16, 4)
+    jfn = thunder.jit(f, executors=[viewfuse_ex])
+    for g, want in zip(jfn(x, w), f(x, w)):
+        torch.testing.assert_close(g, want)
+    trace = thunder.last_traces(jfn)[-1]
+    regions = [b for b in trace.bound_symbols if b.sym.is_fusion]
+    assert len(regions) == (1 if pulled else 2), str(trace)
 
 
 @pytest.mark.parametrize("model_name", ["nanogpt", "llama2"])
