@@ -721,3 +721,21 @@ def test_nanogpt_dropout_fuses(device):
     recomputed = [s.sym.name for b in bw.bound_symbols if b.sym.is_fusion for s in b.subsymbols]
     # H100, 2026-12-06: 7 in the forward, 5 of them drawn again in the backward instead of saved.
     assert recomputed.count("uniform_philox") >= 1, recomputed
+
+
+def test_schedule_switches_give_regions_their_own_definition(monkeypatch):
+    """A region's kernels are scheduled under the CUDA schedule switches of its first run
+    (VF_DISABLE_SCHEDULES, VF_ENABLE_SCHEDULES): the same region text jitted under other switches
+    gets a definition of its own, so that model_steps.py's "+plain" and "+without-NAME" systems
+    compile their kernels without the schedules instead of reusing another system's."""
+    def f(x):
+        return (x * 2.75).exp().sum(1) - 0.125  # constants no other test uses: a region text of its own
+
+    x = torch.randn(4, 8)
+    counts = []
+    for disabled in ("", "deep", ""):
+        monkeypatch.setenv("VF_DISABLE_SCHEDULES", disabled)
+        before = len(viewfuse_ex._definitions)
+        torch.testing.assert_close(thunder.jit(f, executors=[viewfuse_ex])(x), f(x))
+        counts.append(len(viewfuse_ex._definitions) - before)
+    assert counts[0] >= 1 and counts[1] == counts[0] and counts[2] == 0, counts

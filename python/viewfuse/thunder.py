@@ -19,6 +19,7 @@ segments"). Attention on CUDA is claimed whole where torch's eager call would ru
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from typing import NamedTuple
@@ -533,7 +534,11 @@ class ViewfuseExecutor(FusionExecutor):
         pass
 
     def _definition(self, text: str, options: _PassOptions):
-        key = (text, options)
+        # The CUDA schedule switches (codegen/schedule_cuda.h schedule_enabled) are read when a
+        # region's kernels are scheduled, at its first run: a definition made under other switches
+        # would keep the kernels it scheduled then (bench/model_steps.py's "+plain" systems).
+        switches = (os.environ.get("VF_DISABLE_SCHEDULES", ""), os.environ.get("VF_ENABLE_SCHEDULES", ""))
+        key = (text, options, switches)
         fd = self._definitions.get(key)
         if fd is None:
             fd = self._definitions[key] = _vf_from_trace(text, convert_inputs=True, **options._asdict())
