@@ -528,14 +528,17 @@ def test_swiglu_backward_input_gradients_in_one_region(pull_up):
     assert reads_dh == pull_up, str(backward)
 
 
-@pytest.mark.parametrize("later, pulled", [("mul", True), ("sum", False)])
+@pytest.mark.parametrize("later, pulled", [("mul", True), ("sum", False), ("mul_by_the_matmul", False)])
 def test_elementwise_group_after_a_matmul_joins_the_region_it_reads(later, pulled):
     """exp(x), then a matmul of it (torch's on the CPU), then an op of exp(x) again: an elementwise
     op joins exp's region (one region, no value passed between regions); a reduction stays a region
-    of its own after the matmul (its kernels are planned where Thunder put it). Values equal eager's."""
+    of its own after the matmul (its kernels are planned where Thunder put it), and so does an
+    elementwise op that also reads the matmul's result (it cannot run before it). Values equal eager's."""
     def f(x, w):
         a = x.exp()
         m = a @ w
+        if later == "mul_by_the_matmul":
+            return m, a[:, :4] * m
         return m, (a * 3 if later == "mul" else a.sum(1))
 
     x, w = torch.randn(8, 16), torch.randn(16, 4)

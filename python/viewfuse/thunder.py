@@ -428,10 +428,11 @@ def _pull_up_elementwise_groups(groups: list[list[BoundSymbol]], can_fuse) -> li
     weight-gradient matmuls between the SiLU-gated MLP's two halves, so its input gradients took
     two regions (the second reading the first's 92 MB product) where one reads a, b and the
     incoming gradient once. A later claimed group of elementwise ops (and views; not views alone,
-    which cost no kernel where they are) joins an earlier one when it reads an output of it and every other value it reads exists before the earlier
-    group starts (so nothing between them needs to run first). Reductions and the like stay where
-    they are: Thunder's dataflow grouping, which merges them too, made the nanoGPT step 2.3 times
-    slower (a bias gradient's column sum merged with the cat of q, k and v gradients it reads)."""
+    which cost no kernel where they are) joins the latest earlier region it reads from when every
+    other value it reads is made before that region (so nothing between them needs to run first).
+    Reductions and the like stay where they are: Thunder's dataflow grouping, which merges them too,
+    made the nanoGPT step 2.3 times slower (a bias gradient's column sum merged with the cat of q, k
+    and v gradients it reads)."""
     claimed = [all(can_fuse(b) for b in g) for g in groups]
     made_at = {}  # proxy name -> index of the group that makes it
     for i, g in enumerate(groups):
@@ -441,7 +442,10 @@ def _pull_up_elementwise_groups(groups: list[list[BoundSymbol]], can_fuse) -> li
     merged_into = list(range(len(groups)))
     out = [list(g) for g in groups]
     for j, g in enumerate(groups):
-        names = {s.sym.name for s in _flatten(g)} if claimed[j] else set()
+        try:
+            names = {s.sym.name for s in _flatten(g)} if claimed[j] else set()
+        except _viewfuse.Error:  # a symbol without prims: the region is rejected later, where it is
+            continue
         if not names - _VIEW_PRIMS or names & _NOT_PULLED_UP:  # nothing computed, or not elementwise
             continue
         made_here = {o.name for b in g for o in b.flat_proxy_outs}
@@ -450,17 +454,12 @@ def _pull_up_elementwise_groups(groups: list[list[BoundSymbol]], can_fuse) -> li
         later = [k for k in sources if k < j and claimed[k]]
         if not later:
             continue
-        target = max(later)  # the latest group it reads from: everything else it reads is older
-        if any(k > target for k in sources if k != target) or target == j:
-            continue
-        if any(made_at[n] > target and merged_into[made_at[n]] != target for n in reads if n in made_at):
+        target = max(later)  # the latest region it reads from: whatever else it reads must be older
+        if any(k > target for k in sources):
             continue
         out[target].extend(g)
         out[j] = []
         merged_into[j] = target
-        for k, m in enumerate(merged_into):
-            if m == j:
-                merged_into[k] = target
     return [g for g in out if g]
 
 
