@@ -421,6 +421,8 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
                 print(f"  profile {s} (viewfuse): {us:9.1f} us {count:4d}x {name}", flush=True)
             for before, after, count, us in prof["top_gaps"]:
                 print(f"  profile {s} (GPU idle, {model_name}): {us:9.1f} us {count:4d}x {before} -> {after}", flush=True)
+            for name, count, us in prof["copies"]:
+                print(f"  profile {s} (copies, {model_name}): {us:9.1f} us {count:4d}x {name}", flush=True)
     if recorder.regions:
         save = None if args.small else os.path.join(args.regions_dir)
         stamp = f"{datetime.date.today().isoformat()}, {timer.torch.cuda.get_device_name() if device.type == 'cuda' else 'CPU'}"
@@ -442,7 +444,9 @@ KERNEL_KINDS = (
 
 def profile_step(torch, run) -> dict:
     """GPU time of one step by kernel kind, from torch.profiler: {kind: us}, with the step's wall
-    time from the first kernel's start to the last one's end ("span") and the kernel count."""
+    time from the first kernel's start to the last one's end ("span") and the kernel count; the
+    stretches where the GPU ran nothing (idle_gaps; memcpy and memset count as running) and the
+    memcpy and memset events by name."""
     from torch.profiler import ProfilerActivity, profile
 
     torch.cuda.synchronize()
@@ -452,9 +456,16 @@ def profile_step(torch, run) -> dict:
     kinds = {k: 0.0 for k, _ in KERNEL_KINDS}
     by_name = {}  # kernel name -> [count, us]
     starts, ends, count = [], [], 0
-    spans = []  # (start, end, name) of every kernel
+    spans = []  # (start, end, name) of every kernel, memcpy and memset
+    copies = {}  # memcpy and memset event name -> [count, us]: busy, but not kernels
     for e in prof.events():
-        if e.device_type != torch.autograd.DeviceType.CUDA or "memcpy" in e.name.lower() or "memset" in e.name.lower():
+        if e.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        if "memcpy" in e.name.lower() or "memset" in e.name.lower():
+            entry = copies.setdefault(e.name[:60], [0, 0.0])
+            entry[0] += 1
+            entry[1] += e.time_range.end - e.time_range.start
+            spans.append((e.time_range.start, e.time_range.end, e.name[:60]))
             continue
         kind = next(k for k, pattern in KERNEL_KINDS if pattern.search(e.name))
         us = e.time_range.end - e.time_range.start
@@ -471,7 +482,8 @@ def profile_step(torch, run) -> dict:
                       key=lambda x: -x[2])[:12]
 
     return {"kinds_us": kinds, "kernels": count, "span_us": (max(ends) - min(starts)) if starts else 0.0,
-            "top_other_kernels": top(False), "top_viewfuse_kernels": top(True), "top_gaps": idle_gaps(spans)}
+            "top_other_kernels": top(False), "top_viewfuse_kernels": top(True), "top_gaps": idle_gaps(spans),
+            "copies": sorted(([n, c, round(us, 1)] for n, (c, us) in copies.items()), key=lambda x: -x[2])[:8]}
 
 
 def idle_gaps(spans, at_least_us: float = 5.0, top: int = 12) -> list:
