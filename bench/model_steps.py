@@ -30,8 +30,9 @@ fusion_type="consecutive" as Thunder has it: regions cut by the trace's order, w
 pull-up of elementwise groups), +dataflow (Thunder's fusion_type="dataflow"). thunder+viewfuse+defaults
 is viewfuse before Thunder's default executors. Schedule switches may end a name: "+plain" sets
 VF_DISABLE_SCHEDULES to every CUDA schedule that can be switched off (SWITCHABLE_SCHEDULES) during
-each of the system's steps, so that its kernels are compiled without them (the kernel cache is
-keyed by source, so the other systems keep theirs); "+without-NAME" switches off schedule NAME
+each of the system's steps, so that its kernels are compiled without them (viewfuse's Thunder
+region definitions are keyed by the switches, its kernel cache by source, so the other systems
+keep theirs); "+without-NAME" switches off schedule NAME
 alone; "+with-NAME" switches on one that is off by default (VF_ENABLE_SCHEDULES: "async").
 
 Writes docs/model_steps.md, docs/model_steps.json and docs/model_steps.png (--out to elsewhere).
@@ -461,34 +462,35 @@ def profile_step(torch, run) -> dict:
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CUDA:
             continue
-        if "memcpy" in e.name.lower() or "memset" in e.name.lower():
-            entry = copies.setdefault(e.name[:60], [0, 0.0])
-            entry[0] += 1
-            entry[1] += e.time_range.end - e.time_range.start
-            spans.append((e.time_range.start, e.time_range.end, e.name[:60]))
-            continue
-        kind = next(k for k, pattern in KERNEL_KINDS if pattern.search(e.name))
         us = e.time_range.end - e.time_range.start
-        kinds[kind] += us
-        entry = by_name.setdefault(e.name[:120], [0, 0.0])
-        entry[0] += 1
-        entry[1] += us
+        spans.append((e.time_range.start, e.time_range.end, e.name[:60]))
+        if "memcpy" in e.name.lower() or "memset" in e.name.lower():
+            _tally(copies, e.name[:60], us)
+            continue
+        kinds[next(k for k, pattern in KERNEL_KINDS if pattern.search(e.name))] += us
+        _tally(by_name, e.name[:120], us)
         starts.append(e.time_range.start)
         ends.append(e.time_range.end)
-        spans.append((e.time_range.start, e.time_range.end, e.name[:60]))
         count += 1
-    def top(viewfuse: bool):
-        return sorted(([n, c, round(us, 1)] for n, (c, us) in by_name.items() if n.startswith("vf_") == viewfuse),
-                      key=lambda x: -x[2])[:12]
+
+    def top(table: dict, keep, most: int) -> list:  # [[name, count, us], ...], the most time first
+        return sorted(([n, c, round(us, 1)] for n, (c, us) in table.items() if keep(n)), key=lambda x: -x[2])[:most]
 
     return {"kinds_us": kinds, "kernels": count, "span_us": (max(ends) - min(starts)) if starts else 0.0,
-            "top_other_kernels": top(False), "top_viewfuse_kernels": top(True), "top_gaps": idle_gaps(spans),
-            "copies": sorted(([n, c, round(us, 1)] for n, (c, us) in copies.items()), key=lambda x: -x[2])[:8]}
+            "top_other_kernels": top(by_name, lambda n: not n.startswith("vf_"), 12),
+            "top_viewfuse_kernels": top(by_name, lambda n: n.startswith("vf_"), 12), "top_gaps": idle_gaps(spans),
+            "copies": top(copies, lambda n: True, 8)}
+
+
+def _tally(table: dict, name: str, us: float) -> None:
+    entry = table.setdefault(name, [0, 0.0])
+    entry[0] += 1
+    entry[1] += us
 
 
 def idle_gaps(spans, at_least_us: float = 5.0, top: int = 12) -> list:
-    """Where the GPU waited for the host: each stretch of at least at_least_us with no kernel
-    running, named by the kernels on either side ("before -> after"), summed over the step:
+    """Where the GPU ran nothing: each stretch of at least at_least_us with no kernel, memcpy or
+    memset running, named by the events on either side ("before -> after"), summed over the step:
     [[before, after, count, us], ...], the longest total first."""
     by_pair, busy_until, before = {}, None, None
     for start, end, name in sorted(spans):

@@ -412,7 +412,8 @@ class _OutputFixups:
 
 
 # Prims after which a group is not pulled up into an earlier one (_pull_up_elementwise_groups):
-# reductions, scans, scatters and gathers, whose kernels the merged region's planning would change.
+# reductions, scans, scatters, gathers and library calls, whose kernels the merged region's
+# planning would change.
 _NOT_PULLED_UP = frozenset({
     "sum", "prod", "amax", "amin", "var", "var_mean", "argmax", "argmin", "cumsum", "scatter_add", "index_add",
     "embedding_backward", "nll_loss_backward", "take", "take_along_axis", "gather", "matmul", "linear",

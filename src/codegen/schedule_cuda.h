@@ -21,8 +21,7 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir);
 // (about four groups of a row a thread in a team, against one in a team four times as wide). Each is on
 // unless the environment variable VF_DISABLE_SCHEDULES (a comma-separated list, read at each
 // scheduling) names it, the A/B switch for measuring them; but "async" is off unless
-// VF_ENABLE_SCHEDULES names it: the form of it that Llama's norm backward takes has not run under
-// the CUDA tests yet (docs/design.md).
+// VF_ENABLE_SCHEDULES names it: no model step has measured it yet (docs/design.md).
 bool schedule_enabled(std::string_view name);
 
 }  // namespace vf

@@ -24,20 +24,32 @@ bool is_iota_along(const Value* v, int64_t d) {
   return a.start == 0 && a.step == 1 && a.length == v->shape[d];
 }
 
-// Whether v does not vary along dim d: scalars, full, broadcasts that map no dim onto d, and
-// elementwise ops of those.
-bool invariant_along(const Value* v, int64_t d) {
-  if (!v->is_tensor) return true;
-  const Node* p = v->producer;
-  if (!p) return false;
-  if (p->op == OpKind::Full) return true;
-  if (p->op == OpKind::BroadcastInDim) {
-    const auto& dims = p->attr<BroadcastAttrs>().broadcast_dims;
-    return std::find(dims.begin(), dims.end(), d) == dims.end();
+// Whether values do not vary along dim d: scalars, full, broadcasts that map no dim onto d, and
+// elementwise ops of those. Remembers its answers: elementwise graphs share operands.
+class InvariantAlong {
+ public:
+  explicit InvariantAlong(int64_t d) : d_(d) {}
+
+  bool operator()(const Value* v) {
+    if (!v->is_tensor) return true;
+    if (auto it = known_.find(v); it != known_.end()) return it->second;
+    const Node* p = v->producer;
+    bool invariant = false;
+    if (p && p->op == OpKind::Full) {
+      invariant = true;
+    } else if (p && p->op == OpKind::BroadcastInDim) {
+      const auto& dims = p->attr<BroadcastAttrs>().broadcast_dims;
+      invariant = std::find(dims.begin(), dims.end(), d_) == dims.end();
+    } else if (p && is_elementwise(p->op)) {
+      invariant = std::all_of(p->inputs.begin(), p->inputs.end(), [&](const Value* in) { return (*this)(in); });
+    }
+    return known_[v] = invariant;
   }
-  return is_elementwise(p->op) &&
-         std::all_of(p->inputs.begin(), p->inputs.end(), [&](const Value* in) { return invariant_along(in, d); });
-}
+
+ private:
+  int64_t d_;
+  std::unordered_map<const Value*, bool> known_;
+};
 
 // The one-hot sum a sum node reads, matched: the where, the index compared with the iota, the
 // other factors of its condition, and the zero-keeping unary ops from the where to the sum.
@@ -50,21 +62,21 @@ struct OneHot {
 
 // The condition's terms: exactly one eq of the iota along d and an integer index invariant along
 // d, every other bitwise_and term invariant along d.
-bool match_condition(const Value* c, int64_t d, OneHot& m) {
+bool match_condition(const Value* c, int64_t d, InvariantAlong& invariant_along, OneHot& m) {
   const Node* p = c->producer;
   if (p && p->op == OpKind::BitwiseAnd && c->dtype == DType::Bool)
-    return match_condition(p->inputs[0], d, m) && match_condition(p->inputs[1], d, m);
+    return match_condition(p->inputs[0], d, invariant_along, m) && match_condition(p->inputs[1], d, invariant_along, m);
   if (p && p->op == OpKind::Eq && !m.index) {
     for (int side = 0; side < 2; ++side) {
       const Value* iota = p->inputs[side];
       const Value* index = p->inputs[1 - side];
-      if (index->is_tensor && is_integral(index->dtype) && is_iota_along(iota, d) && invariant_along(index, d)) {
+      if (index->is_tensor && is_integral(index->dtype) && is_iota_along(iota, d) && invariant_along(index)) {
         m.index = index;
         return true;
       }
     }
   }
-  if (!invariant_along(c, d)) return false;
+  if (!invariant_along(c)) return false;
   m.kept.push_back(c);
   return true;
 }
@@ -72,6 +84,7 @@ bool match_condition(const Value* c, int64_t d, OneHot& m) {
 std::optional<OneHot> match(const Node& sum) {
   if (sum.op != OpKind::Sum || sum.attr<DimsAttrs>().dims.size() != 1) return std::nullopt;
   const int64_t d = sum.attr<DimsAttrs>().dims[0];
+  InvariantAlong invariant_along(d);
   OneHot m;
   const Value* v = sum.inputs[0];
   while (v->producer && (v->producer->op == OpKind::ConvertElementType || v->producer->op == OpKind::Neg)) {
@@ -79,8 +92,8 @@ std::optional<OneHot> match(const Node& sum) {
     v = v->producer->inputs[0];
   }
   const Node* w = v->producer;
-  if (!w || w->op != OpKind::Where || !is_zero_constant(w->inputs[2]) || !invariant_along(w->inputs[1], d) ||
-      !match_condition(w->inputs[0], d, m) || !m.index)
+  if (!w || w->op != OpKind::Where || !is_zero_constant(w->inputs[2]) || !invariant_along(w->inputs[1]) ||
+      !match_condition(w->inputs[0], d, invariant_along, m) || !m.index)
     return std::nullopt;
   m.where = w;
   return m;
