@@ -150,7 +150,7 @@ VIEWFUSE_MODIFIERS = {"+matmul": {"vf_matmul": True}, "-matmul": {"vf_matmul": F
                       "-epilogues": {"vf_matmul_epilogues": False}, "+attention": {"vf_attention": True},
                       "-attention": {"vf_attention": False}, "+consecutive": {"fusion_type": "consecutive"},
                       "+dataflow": {"fusion_type": "dataflow"}}
-SWITCHABLE_SCHEDULES = "sliced,preload,prefetch,deep"  # codegen/schedule_cuda.h schedule_enabled
+SWITCHABLE_SCHEDULES = "sliced,preload,prefetch,deep,compact"  # codegen/schedule_cuda.h schedule_enabled
 
 
 class ScheduledSystem:

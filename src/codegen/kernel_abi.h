@@ -107,9 +107,14 @@ struct KernelAbi {
   // Per gather of the kernel (take, take_along_axis, gather), in gather number order: what an
   // index out of range is reported as ("prims.take t3 (dim 0 of size 50304 of w f32[50304, 768])").
   std::vector<std::string> gathers;
-  // Outputs that scatter nests accumulate into, with their element sizes: each launch zeroes
-  // them (their layouts' element spans) before the kernel runs.
-  std::vector<std::pair<int32_t, int32_t>> zeroed_outputs;
+  // Outputs that scatter nests accumulate into: each launch fills them (their layouts' element
+  // spans) with the scatter's base value before the kernel runs.
+  struct FilledOutput {
+    int32_t output = 0;
+    int32_t element = 0;  // bytes
+    uint64_t bits = 0;    // the base value's bits (little-endian, the low `element` bytes)
+  };
+  std::vector<FilledOutput> filled_outputs;
   bool index32 = false;  // CUDA: index math in 32 bits (every extent and storage span < 2^31)
   int32_t block_size = 256;  // CUDA threads per block
   // CUDA: blocks per multiprocessor the kernel is compiled to keep resident (the minimum of its

@@ -115,8 +115,9 @@ struct StoreStmt {
   // (Sum, Prod, Amax or Amin) at each later row; dtype is the accumulator's.
   bool column = false;
   OpKind op = OpKind::Sum;
-  // A scatter nest's store: element += value (CUDA: an atomic add), where pred (an index node, -1:
-  // always) holds; index may name one element at many points.
+  // A scatter nest's store: element += value (op Sum; CUDA: an atomic add) or element =
+  // max(element, value) (op Amax; CUDA: an atomic max), where pred (an index node, -1: always)
+  // holds; index may name one element at many points.
   bool accumulate = false;
   int pred = -1;
 };
@@ -136,7 +137,7 @@ struct LoopNest {
   bool serial = false;             // a reduction nest whose last row dim one team walks in order
   std::vector<ReduceStmt> reductions;  // empty for a pointwise nest
   // A scatter nest: a pointwise nest over a scatter's index whose stores accumulate into an output
-  // that the launch zeroes first (KernelAbi::zeroed_outputs). The CPU walks its points in order in
+  // that the launch fills with the base first (KernelAbi::filled_outputs). The CPU walks its points in order in
   // one work item; CUDA threads take points in any order and add with atomics.
   bool scatter = false;
   // A scatter nest: the loop var along which its stores may meet; a scan nest: the var it scans.

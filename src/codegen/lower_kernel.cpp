@@ -564,8 +564,8 @@ int KernelLowering::lower_node(const Node& n, const Value* out, const std::vecto
     case OpKind::Sum: case OpKind::Prod: case OpKind::Amax: case OpKind::Amin: case OpKind::Var:
     case OpKind::VarMean:
       return lower_reduction(n, out, idx, pred);
-    case OpKind::ScatterAdd:  // complete only after its own kernel: read from its buffer
-      return unsupported(detail::concat("prims.scatter_add ", out->name, " is read in the kernel that computes it"));
+    case OpKind::ScatterAdd: case OpKind::ScatterMax:  // complete only after its own kernel: read from its buffer
+      return unsupported(detail::concat("prims.", op_name(n.op), " ", out->name, " is read in the kernel that computes it"));
     case OpKind::Matmul: case OpKind::MatmulGelu: case OpKind::MatmulAdd:  // a library segment's (planned before the kernels that read it)
       return unsupported(detail::concat("prims.", op_name(n.op), " ", out->name, " is computed by a library call"));
     case OpKind::Cumsum:  // likewise: each element needs the line before it

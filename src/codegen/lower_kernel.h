@@ -32,14 +32,16 @@ struct LoweredKernel {
 // A segment with reductions: one reduction nest (kernel_ir.h) whose rows are the kept dims of its
 // first reduction and whose reduced dims are that reduction's reduced dims; var and var_mean
 // become two sums (the mean, then the squared deviations from it) in one kernel.
-// A segment whose output is a scatter_add: one scatter nest over the index's positions, adding
-// the source into the output, which the launch zeroes (the base must be a full of 0, and the
-// dtype one that scatter_accumulates: passes/zero_based_scatters.h makes both so).
+// A segment whose output is a scatter_add or scatter_max: one scatter nest over the index's
+// positions, adding (maxing) the source into the output, which the launch fills with the base
+// (a full of 0, or of an integer for scatter_max, and a dtype that scatter_accumulates:
+// passes/zero_based_scatters.h makes both so).
 // InternalError for layouts that do not match the shapes.
 LoweredKernel lower_kernel(const KernelSpec& spec);
 
-// Whether scatter kernels accumulate in dtype (CUDA has atomic adds of it): f32, f64, i32, i64.
-bool scatter_accumulates(DType dtype);
+// Whether scatter kernels of `op` accumulate in dtype (CUDA has atomic adds or maxes of it):
+// scatter_add f32, f64, i32, i64; scatter_max i32, i64.
+bool scatter_accumulates(OpKind op, DType dtype);
 
 // The names of the inputs that kernel `ir` of `spec` reads only in part: `masked`, operands of a
 // where that its loop-index condition discards (a causal mask's scores), read only where the

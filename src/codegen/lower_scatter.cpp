@@ -1,7 +1,9 @@
-// KernelLowering a segment whose output is a scatter_add to one scatter nest (kernel_ir.h): a loop
-// over the index's positions that evaluates the index and the source there and adds the source
-// into the output at the position the index names.
+// KernelLowering a segment whose output is a scatter_add or scatter_max to one scatter nest
+// (kernel_ir.h): a loop over the index's positions that evaluates the index and the source there
+// and adds (maxes) the source into the output at the position the index names.
 #include <cmath>
+#include <optional>
+#include <string_view>
 
 #include "base/error.h"
 #include "codegen/lowering.h"
@@ -12,17 +14,25 @@ namespace {
 // Constant slots of a scatter nest's extents (the index's shape): slot + dim.
 constexpr int32_t kScatterSlot = 400;
 
-// Whether v is a full of +0 (the base that passes/zero_based_scatters.h gives every scatter).
-bool zero_full(const Value* v) {
-  const Node* p = v->producer;
-  if (!p || p->op != OpKind::Full) return false;
+// The bits a scatter's output is filled with at launch: its base's value, a full of +0
+// (scatter_add) or of an integer (scatter_max), as passes/zero_based_scatters.h makes them; nullopt
+// for any other base.
+std::optional<uint64_t> fill_bits(const Node& n) {
+  const Node* p = n.inputs[0]->producer;
+  if (!p || p->op != OpKind::Full) return std::nullopt;
   const Scalar& x = p->attr<FullAttrs>().value;
-  return x.kind == ScalarKind::Float ? x.f == 0 && !std::signbit(x.f) : x.i == 0;
+  if (n.op == OpKind::ScatterMax) {
+    if (x.kind != ScalarKind::Int) return std::nullopt;
+    const int64_t bytes = dtype_size(n.output()->dtype);
+    return static_cast<uint64_t>(x.i) & (bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1);
+  }
+  return is_zero_full(n.inputs[0]) ? std::optional<uint64_t>(0) : std::nullopt;
 }
 
 }  // namespace
 
-bool scatter_accumulates(DType dtype) {
+bool scatter_accumulates(OpKind op, DType dtype) {
+  if (op == OpKind::ScatterMax) return dtype == DType::Int32 || dtype == DType::Int64;
   return dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::Int32 || dtype == DType::Int64;
 }
 
@@ -34,9 +44,12 @@ void KernelLowering::lower_scatter_nest(const Node& n) {
   const Value* index = n.inputs[1];
   const Value* src = n.inputs[2];
   const Value* out = n.output();
-  VF_INTERNAL_CHECK(zero_full(base) && scatter_accumulates(out->dtype), "prims.scatter_add ", out->name, " of ",
+  const std::string_view name = op_name(n.op);
+  const std::optional<uint64_t> fill = fill_bits(n);
+  VF_INTERNAL_CHECK(fill && scatter_accumulates(n.op, out->dtype), "prims.", name, " ", out->name, " of ",
                     out->type_string(), " onto ", base->name,
-                    ": the kernels accumulate only onto zeros of f32, f64, i32 or i64 (passes/zero_based_scatters.h)");
+                    ": the kernels take scatter_add onto zeros of f32, f64, i32 or i64 and scatter_max onto a full of "
+                    "i32 or i64 (passes/zero_based_scatters.h)");
   nest_ = &ir_.nests.emplace_back();
   nest_->scatter = true;
   nest_->walk_dim = static_cast<int>(n.attr<AxisAttrs>().dim);
@@ -46,7 +59,7 @@ void KernelLowering::lower_scatter_nest(const Node& n) {
   ir_.abi.nests.back().team = 1;
   for (const auto& node : fusion_.nodes())
     if (op_category(node->op) == OpCategory::Reduction || (node.get() != &n && op_category(node->op) == OpCategory::Scatter)) {
-      unsupported(detail::concat("the index or source of prims.scatter_add ", out->name, " needs prims.",
+      unsupported(detail::concat("the index or source of prims.", name, " ", out->name, " needs prims.",
                                  op_name(node->op), " ", node->output()->name, ", which a scatter's kernel does not compute"));
       return;
     }
@@ -62,7 +75,7 @@ void KernelLowering::lower_scatter_nest(const Node& n) {
   const int value = visit(src, at, -1);
   const int where = cast(visit(index, at, -1), index->dtype, DType::Int64);
   const auto gather = static_cast<int>(ir_.abi.gathers.size());
-  ir_.abi.gathers.push_back(detail::concat("prims.scatter_add ", out->name, " (dim ", dim, " of size ", size, " of ",
+  ir_.abi.gathers.push_back(detail::concat("prims.", name, " ", out->name, " (dim ", dim, " of size ", size, " of ",
                                            out->type_string(), ")"));
   const int bound = constant_field(n, 0, size);
   const int target = nest_->gathered(where, bound, ir_.field(AbiFieldKind::IndexError, 0), gather);
@@ -86,9 +99,10 @@ void KernelLowering::lower_scatter_nest(const Node& n) {
   s.index = offset;
   s.value = value;
   s.accumulate = true;
+  s.op = n.op == OpKind::ScatterMax ? OpKind::Amax : OpKind::Sum;
   s.pred = in_range;
   nest_->stores.push_back(s);
-  ir_.abi.zeroed_outputs.push_back({0, static_cast<int32_t>(dtype_size(out->dtype))});
+  ir_.abi.filled_outputs.push_back({0, static_cast<int32_t>(dtype_size(out->dtype)), *fill});
 }
 
 }  // namespace vf

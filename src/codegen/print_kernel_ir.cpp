@@ -131,8 +131,10 @@ class NestPrinter {
       out += " reduction: rows " + list(nest_.extents) + (nest_.serial ? " (the last serial)" : "") + ", reduced " +
              list(nest_.inner_extents) + ", " + std::to_string(nest_.phase_count()) + " phase(s)\n";
     else if (nest_.scatter)
-      out += " scatter over the index " + list(nest_.extents) + ", adding into out" +
-             std::to_string(ir_.abi.fields.at(static_cast<size_t>(nest_.stores.at(0).param)).a) + " (zeroed first)\n";
+      out += " scatter over the index " + list(nest_.extents) +
+             (nest_.stores.at(0).op == OpKind::Amax ? ", the largest into out" : ", adding into out") +
+             std::to_string(ir_.abi.fields.at(static_cast<size_t>(nest_.stores.at(0).param)).a) +
+             (nest_.stores.at(0).op == OpKind::Amax ? " (filled with the base first)\n" : " (zeroed first)\n");
     else if (nest_.scan)
       out += " scan over " + list(nest_.extents) + ", " + std::to_string(abi.rows) + " line(s) along i" +
              std::to_string(nest_.walk_dim) + ", each walked in order\n";
@@ -155,7 +157,7 @@ class NestPrinter {
       out += "  " + std::string(s.pred >= 0 ? "if " + index(s.pred) + ": " : "") + "store out" +
              std::to_string(ir_.abi.fields.at(static_cast<size_t>(s.param)).a) + " " +
              std::string(dtype_short_name(s.dtype)) + " " + field_ref(s.param) + "[" + index(s.index) +
-             (s.accumulate ? "] += v" : "] = v") +
+             (!s.accumulate ? "] = v" : s.op == OpKind::Amax ? "] max= v" : "] += v") +
              std::to_string(s.value) + (s.row ? " (row)" : "") +
              (s.column ? " (column " + std::string(op_name(s.op)) + " over the serial dim)" : "") + "\n";
   }

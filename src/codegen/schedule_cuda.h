@@ -18,7 +18,8 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir);
 
 // Whether the reduction schedule `name` is on: "sliced" (ReductionSchedule::slices), "preload"
 // (preloaded and preload_row_values), "prefetch" (prefetch), "async" (async_prefetch), "deep"
-// (about four groups of a row a thread in a team, against one in a team four times as wide). Each is on
+// (about four groups of a row a thread in a team, against one in a team four times as wide), and
+// one that planning reads, "compact" (PlanOptions::compact_scatters). Each is on
 // unless the environment variable VF_DISABLE_SCHEDULES (a comma-separated list, read at each
 // scheduling) names it, the A/B switch for measuring them; but "async" is off unless
 // VF_ENABLE_SCHEDULES names it: no model step has measured it yet (docs/design.md).

@@ -1,5 +1,6 @@
 // The Fusion container: values, nodes, inputs and outputs.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -129,6 +130,13 @@ bool Fusion::is_input(const Value* v) const {
 }
 bool Fusion::is_output(const Value* v) const {
   return std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end();
+}
+
+bool is_zero_full(const Value* v) {
+  const Node* p = v->producer;
+  if (!p || p->op != OpKind::Full) return false;
+  const Scalar& x = p->attr<FullAttrs>().value;
+  return x.kind == ScalarKind::Float ? x.f == 0 && !std::signbit(x.f) : x.i == 0;
 }
 
 }  // namespace vf

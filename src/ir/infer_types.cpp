@@ -349,15 +349,17 @@ std::vector<ValueType> infer_movement(const Checker& c, OpKind op, const std::ve
   }
 }
 
-// scatter_add(a, index, src, dim): index and src of a's rank, index within src everywhere and
-// within a outside dim, src of a's dtype.
-std::vector<ValueType> infer_scatter(const Checker& c, OpAttrs& attrs) {
+// scatter_add and scatter_max(a, index, src, dim): index and src of a's rank, index within src
+// everywhere and within a outside dim, src of a's dtype; scatter_max's an integer one.
+std::vector<ValueType> infer_scatter(const Checker& c, OpKind op, OpAttrs& attrs) {
   c.arity(3);
   const Value& a = c.tensor(0);
   const Value& index = c.tensor(1);
   const Value& src = c.tensor(2);
   c.check(is_integral(index.dtype), "the index must have an integer dtype, got ", dtype_short_name(index.dtype));
   c.check(!is_bool(a.dtype), "a must have a numeric dtype, got b8");
+  c.check(op != OpKind::ScatterMax || is_integral(a.dtype), "a must have an integer dtype, got ",
+          dtype_short_name(a.dtype));
   c.check(src.dtype == a.dtype, "src must have a's dtype ", dtype_short_name(a.dtype), ", got ",
           dtype_short_name(src.dtype));
   auto& dim = std::get<AxisAttrs>(attrs).dim;
@@ -455,7 +457,7 @@ bool attrs_match(OpKind op, const OpAttrs& attrs) {
     case OpKind::Var: case OpKind::VarMean: return std::holds_alternative<VarAttrs>(attrs);
     case OpKind::Pad: return std::holds_alternative<PadAttrs>(attrs);
     case OpKind::Cat: case OpKind::Take: case OpKind::TakeAlongAxis: case OpKind::Gather:
-    case OpKind::ScatterAdd: case OpKind::Cumsum:
+    case OpKind::ScatterAdd: case OpKind::ScatterMax: case OpKind::Cumsum:
       return std::holds_alternative<AxisAttrs>(attrs);
     case OpKind::ConvertElementType: return std::holds_alternative<CastAttrs>(attrs);
     case OpKind::Full: return std::holds_alternative<FullAttrs>(attrs);
@@ -522,7 +524,7 @@ std::vector<ValueType> infer_types(OpKind op, const std::vector<Value*>& inputs,
     case OpCategory::Reduction:
       return infer_reduction(c, op, attrs);
     case OpCategory::Scatter:
-      return infer_scatter(c, attrs);
+      return infer_scatter(c, op, attrs);
     case OpCategory::Contraction:
       return infer_matmul(c, op);
     case OpCategory::Scan: {

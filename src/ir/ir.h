@@ -48,6 +48,10 @@
 //   float sum may differ from the reference's in its last bits. bool is not accepted. Thunder's
 //   index_add(a, index, value, dim) (index 1-D) is scatter_add with index broadcast along the
 //   other dims of value.
+// - scatter_max(a, index, src, dim): scatter_add's operands, integer dtypes only (not bool); each
+//   element of the result is the largest of a's element and the src elements that land on it
+//   (torch.scatter_reduce with "amax" and include_self). Order does not matter, so every backend
+//   gives the reference's result exactly.
 // - cumsum(a, dim): out[..., i, ...] = a[..., 0, ...] + ... + a[..., i, ...], summed in order from 0
 //   in the compute type (float32 for the half types, int64 for integers, wrapping) and each
 //   element rounded to a's dtype once. bool is not accepted (the trace reader converts it, and
@@ -277,5 +281,8 @@ class Fusion {
   std::unordered_map<std::string, Value*> by_name_;
   int next_fresh_ = 0;
 };
+
+// Whether v is made by a full of +0 (a float -0.0 is not).
+bool is_zero_full(const Value* v);
 
 }  // namespace vf

@@ -78,7 +78,7 @@ std::string call_args(const Node& node) {
     case OpKind::Cumsum:
       out << first_input() << ", " << node.attr<AxisAttrs>().dim;
       break;
-    case OpKind::ScatterAdd:
+    case OpKind::ScatterAdd: case OpKind::ScatterMax:
       out << first_input() << ", " << operand(node.inputs.at(1)) << ", " << operand(node.inputs.at(2)) << ", "
           << node.attr<AxisAttrs>().dim;
       break;

@@ -1,4 +1,5 @@
-// Rewrites each scatter_add into one that the kernels compute: onto zeros, in a dtype with atomic adds.
+// Rewrites each scatter into one that the kernels compute: scatter_add onto zeros in a dtype with
+// atomic adds, scatter_max onto a full of i32 or i64.
 //
 // A scatter kernel adds its source into an output that the launch zeroes (codegen/lower_kernel.h),
 // with CUDA atomics, which exist for f32, f64, i32 and i64. So
@@ -12,6 +13,14 @@
 // is summed from 0 in the compute type, then added to a's element and rounded once), so the result
 // is the reference's; the add and the converts are elementwise ops that fuse with a's producer and
 // the result's consumers.
+//
+// scatter_max's kernels fill their output with the base first, so they take a full of an integer
+// in i32 or i64 (CUDA's atomic max); every other one becomes
+//
+//   r = scatter_max(a, index, src)  ->  s = scatter_max(full(lowest, acc), index, convert(src, acc))
+//                                       r = convert(maximum(convert(a, acc), s), a.dtype)
+//
+// acc int32 for the narrower integers; exact, since the max of widened values is the widened max.
 #pragma once
 
 #include "ir/ir.h"

@@ -46,7 +46,7 @@ std::unordered_map<const Value*, int64_t> index_bounds(const Fusion& fusion) {
   std::unordered_map<const Value*, int64_t> bounds;
   for (const auto& n : fusion.nodes()) {
     if (n->op != OpKind::Take && n->op != OpKind::TakeAlongAxis && n->op != OpKind::Gather &&
-        n->op != OpKind::ScatterAdd)
+        op_category(n->op) != OpCategory::Scatter)
       continue;
     const Value* v = n->inputs[1];
     while (v->producer && (is_view_op(v->producer->op) || v->producer->op == OpKind::ConvertElementType))

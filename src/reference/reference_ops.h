@@ -22,7 +22,7 @@ HostTensor run_movement(const Node& node, const std::vector<HostArg>& inputs);
 std::vector<HostTensor> run_reduction(const Node& node, const HostTensor& input);
 // full, iota, uniform_philox (its inputs: the seed and offset scalars).
 HostTensor run_creation(const Node& node, const std::vector<HostArg>& inputs);
-// scatter_add (an index out of range is a UserError).
+// scatter_add and scatter_max (an index out of range is a UserError).
 HostTensor run_scatter(const Node& node, const std::vector<HostArg>& inputs);
 // cumsum.
 HostTensor run_scan(const Node& node, const HostTensor& a);

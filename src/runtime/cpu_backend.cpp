@@ -140,11 +140,17 @@ class CpuPreparedKernel : public PreparedKernel {
     thread_local LaunchBlock block;
     pack_launch(kernel_, args, 0, block);
     const int64_t extent = block.cpu_extent;
-    // A scatter's output starts at zero (kernel_ir.h LoopNest::scatter).
-    for (const auto& [o, element] : kernel_.abi.zeroed_outputs) {
-      const KernelBuffer& out = args.outputs[static_cast<size_t>(o)];
-      const int64_t bytes = out.layout->storage_extent() * element;
-      if (bytes > 0) std::memset(out.data, 0, static_cast<size_t>(bytes));
+    // A scatter's output starts as its base (kernel_ir.h LoopNest::scatter).
+    for (const auto& f : kernel_.abi.filled_outputs) {
+      const KernelBuffer& out = args.outputs[static_cast<size_t>(f.output)];
+      const int64_t count = out.layout->storage_extent();
+      auto* bytes = static_cast<unsigned char*>(out.data);
+      if (f.bits == 0) {
+        if (count > 0) std::memset(bytes, 0, static_cast<size_t>(count * f.element));
+        continue;
+      }
+      for (int64_t e = 0; e < count; ++e)  // little-endian: the low `element` bytes of bits
+        std::memcpy(bytes + e * f.element, &f.bits, static_cast<size_t>(f.element));
     }
     if (extent <= 0) return;
     const CpuModule* module = specializer_.pick(kernel_, block);

@@ -53,6 +53,8 @@ CudaDriverLoad load_cuda_driver(const char* library) {
   dl_resolve(handle, "cuMemcpyDtoHAsync_v2", api.cuMemcpyDtoHAsync, missing);
   dl_resolve(handle, "cuMemsetD8_v2", api.cuMemsetD8, missing);
   dl_resolve(handle, "cuMemsetD8Async", api.cuMemsetD8Async, missing);
+  dl_resolve(handle, "cuMemsetD32Async", api.cuMemsetD32Async, missing);
+  dl_resolve(handle, "cuMemsetD2D32Async", api.cuMemsetD2D32Async, missing);
   dl_resolve(handle, "cuMemcpyDtoD_v2", api.cuMemcpyDtoD, missing);
   dl_resolve(handle, "cuEventCreate", api.cuEventCreate, missing);
   dl_resolve(handle, "cuEventRecord", api.cuEventRecord, missing);

@@ -68,6 +68,9 @@ struct CudaDriverApi {
   CUresult (*cuMemcpyDtoHAsync)(void* dst, CUdeviceptr src, size_t bytes, CUstream stream) = nullptr;
   CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, size_t count) = nullptr;
   CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, size_t count, CUstream stream) = nullptr;
+  CUresult (*cuMemsetD32Async)(CUdeviceptr dst, unsigned value, size_t count, CUstream stream) = nullptr;
+  CUresult (*cuMemsetD2D32Async)(CUdeviceptr dst, size_t pitch, unsigned value, size_t width, size_t height,
+                                 CUstream stream) = nullptr;
   CUresult (*cuMemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes) = nullptr;
   // Events, for GPU-time measurements (bench/kernel_bandwidth.cpp).
   CUresult (*cuEventCreate)(CUevent* event, unsigned int flags) = nullptr;

@@ -33,10 +33,10 @@ class CudaPreparedKernel : public PreparedKernel {
     // One block per thread, reused across launches and kernels: no allocation once warm.
     thread_local LaunchBlock block;
     pack_launch(generated_, args, sm_count_, block);
-    // A scatter's output starts at zero (kernel_ir.h LoopNest::scatter).
-    for (const auto& [o, element] : generated_.abi.zeroed_outputs) {
-      const KernelBuffer& out = args.outputs[static_cast<size_t>(o)];
-      cuda_memset(out.data, 0, out.layout->storage_extent() * element, args.stream);
+    // A scatter's output starts as its base (kernel_ir.h LoopNest::scatter).
+    for (const auto& f : generated_.abi.filled_outputs) {
+      const KernelBuffer& out = args.outputs[static_cast<size_t>(f.output)];
+      cuda_fill(out.data, f.bits, f.element, out.layout->storage_extent(), args.stream);
     }
     const CudaKernel* kernel = specializer_.pick(generated_, block);
     if (!kernel) kernel = kernel_.get();

@@ -89,6 +89,28 @@ void cuda_memset(void* device_dst, unsigned char value, int64_t bytes, void* str
     cuda_check(api.cuMemsetD8(device_pointer(device_dst), value, bytes), "cuMemsetD8");
 }
 
+void cuda_fill(void* device_dst, uint64_t bits, int element, int64_t count, void* stream) {
+  check_size("cuda_fill", count * element);
+  if (count == 0) return;
+  if (bits == 0 || element == 1) {
+    cuda_memset(device_dst, static_cast<unsigned char>(bits), count * element, stream);
+    return;
+  }
+  const CudaDriverApi& api = current_api();
+  const auto s = static_cast<CUstream>(stream);
+  const auto low = static_cast<unsigned>(bits), high = static_cast<unsigned>(bits >> 32);
+  const CUdeviceptr dst = device_pointer(device_dst);
+  const auto n = static_cast<size_t>(count);
+  if (element == 4 || (element == 8 && low == high)) {
+    cuda_check(api.cuMemsetD32Async(dst, low, element == 4 ? n : 2 * n, s), "cuMemsetD32Async");
+    return;
+  }
+  VF_INTERNAL_CHECK(element == 8, "cuda_fill: elements of ", element, " bytes");
+  // The low and the high words: a column of one word, eight bytes apart.
+  cuda_check(api.cuMemsetD2D32Async(dst, 8, low, 1, n, s), "cuMemsetD2D32Async");
+  cuda_check(api.cuMemsetD2D32Async(dst + 4, 8, high, 1, n, s), "cuMemsetD2D32Async");
+}
+
 void cuda_stream_synchronize(void* stream) {
   cuda_check(current_api().cuStreamSynchronize(static_cast<CUstream>(stream)), "cuStreamSynchronize");
 }

@@ -19,6 +19,9 @@ void cuda_copy_to_host(void* host_dst, const void* device_src, int64_t bytes, vo
 // Sets `bytes` bytes at device_dst to `value`: on the legacy default stream when `stream` is null,
 // else queued on that stream.
 void cuda_memset(void* device_dst, unsigned char value, int64_t bytes, void* stream = nullptr);
+// Sets `count` elements of `element` bytes (1, 4 or 8) at device_dst to the element whose bits are
+// `bits` (little-endian, the low `element` bytes), queued on `stream` (null: the legacy default).
+void cuda_fill(void* device_dst, uint64_t bits, int element, int64_t count, void* stream);
 // Waits for a stream (null: the legacy default stream).
 void cuda_stream_synchronize(void* stream);
 

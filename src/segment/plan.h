@@ -90,6 +90,10 @@ struct PlanOptions {
   // each position of the other dims), so float sums are the CPU's and the reference's bit for bit
   // and repeat from run to run; false: CUDA adds with atomics in any order (codegen/kernel_ir.h).
   bool deterministic_scatters = false;
+  // Scatters of few rows into many (an embedding's gradient) add into a row per token, read back
+  // at the rows the ids name (passes/compact_row_scatters.h); false: into the whole table. The
+  // schedule switch "compact" (codegen/schedule_cuda.h) turns it off too, for measurements.
+  bool compact_scatters = true;
   // Fold the tanh gelu of a matmul's result into the library call's epilogue
   // (passes/fuse_matmul_epilogues.h); false computes it in a kernel after the call.
   bool matmul_epilogues = true;

@@ -273,6 +273,8 @@ class Planner {
       const std::string adds =
           scan ? "scan: " + out->name + "'s lines along dim " + std::to_string(n->attr<AxisAttrs>().dim) +
                      " summed in order, a line per thread"
+           : n->op == OpKind::ScatterMax ? "scatter: the largest into " + out->name + ", filled with its base at launch, "
+                                           "CUDA: atomic maxes (their order does not matter)"
                : "scatter: adds into " + out->name + ", zeroed at launch, " +
                      (options_.deterministic_scatters ? "in the index's order (deterministic)"
                                                       : "CUDA: atomic adds in any order");

@@ -1,5 +1,7 @@
 #include "segment/rewrite_for_planning.h"
 
+#include "codegen/schedule_cuda.h"
+#include "passes/compact_row_scatters.h"
 #include "passes/elide_round_trip_casts.h"
 #include "passes/fold_one_hot_sums.h"
 #include "passes/fold_trivial_reductions.h"
@@ -20,6 +22,7 @@ RewrittenFusion rewrite_for_planning(const Fusion& fusion, const PlanOptions& op
     result.notes.insert(result.notes.end(), r.notes.begin(), r.notes.end());
   };
   apply(zero_based_scatters);
+  if (options.compact_scatters && schedule_enabled("compact")) apply(compact_row_scatters);
   apply([&](const Fusion& f) { return elide_round_trip_casts(f, options.elide_round_trips); });
   if (options.matmul_epilogues) apply(fuse_matmul_epilogues);
   apply(fold_trivial_reductions);

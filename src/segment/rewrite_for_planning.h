@@ -3,6 +3,10 @@
 // In order, with the reason for each place:
 //  - each scatter_add onto zeros, in a dtype with atomic adds (passes/zero_based_scatters.h):
 //    first, because the casts it adds are the next pass's to elide;
+//  - with PlanOptions::compact_scatters, a scatter of few rows into many (an embedding's gradient)
+//    adds into a row per token and is read back at the rows the ids name
+//    (passes/compact_row_scatters.h): right after, because it matches the scatters onto zeros
+//    that the first pass makes;
 //  - casts to a float dtype and back read the value before them (passes/elide_round_trip_casts.h;
 //    those that round only with PlanOptions::elide_round_trips): early, because they only remove
 //    nodes and let the kernels see the float32 math the program meant;

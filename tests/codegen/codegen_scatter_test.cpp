@@ -3,7 +3,8 @@
 // embedding's backward in bf16 (float32 sums, rounded once), sources computed and read through
 // views in the scatter's kernel, an index narrower than the source, a base that is not zeros, the
 // integer dtypes (exact), an empty index, a source that needs a reduction (written first, with
-// the column sums that read the same rows), and an index out of range (a UserError on the CPU; skipped on CUDA, nothing written out of bounds).
+// the column sums that read the same rows), scatter_max onto fulls and tensors of each integer
+// width, and an index out of range (a UserError on the CPU; skipped on CUDA, nothing written out of bounds).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -31,6 +32,17 @@ TEST_P(Scatters, EmbeddingBackwardBf16_MatchesReference) {
       4096);
   EXPECT_EQ(scatter_kernels(plan), 1);
   EXPECT_EQ(plan.kernel_count(), 2);  // the scatter in f32, then its rounding to bf16
+}
+
+// Llama's case at a small size, 512 tokens into 3000 rows of 64: the sums in a row per token
+// (passes/compact_row_scatters.h), read back at the rows the ids name and rounded.
+TEST_P(Scatters, EmbeddingBackwardFewTokens_CompactedMatchesReference) {
+  const Plan plan = check_trace(
+      "def f(g, idx):\n  # g: \"cpu bf16[2, 256, 64]\"\n  # idx: \"cpu i64[2, 256]\"\n"
+      "  t0 = ltorch.embedding_backward(g, idx, 3000, -1, False, False)\n  return t0\n",
+      512);
+  EXPECT_EQ(scatter_kernels(plan), 2);  // the rows' last tokens (a scatter_max), then the sums
+  EXPECT_EQ(plan.kernel_count(), 3);
 }
 
 // A padding row, int32 indices, and the result used by an elementwise consumer in f32.
@@ -70,6 +82,26 @@ TEST_P(Scatters, IntegerDtypes_Exact) {
                     "[200, 5]\"\n  t0 = prims.scatter_add(a, i, s, 0)\n  return t0\n",
                 1);
   }
+}
+
+// scatter_max is exact on every backend: onto an input (the lowest, then the largest with it), onto
+// fulls that the launch fills (i32 7; i64 -5, whose words differ; i64 -1, whose words are equal),
+// and i8 (in i32). Random sources are below and above the fills.
+TEST_P(Scatters, ScatterMaxOntoFullsAndInputs_Exact) {
+  const Plan plan = check_trace(
+      "def f(a, b, i, s):\n  # a: \"cpu i32[7, 5]\"\n  # b: \"cpu i8[7, 5]\"\n  # i: \"cpu i64[200, 5]\"\n"
+      "  # s: \"cpu i32[200, 5]\"\n"
+      "  z = prims.full((7, 5), 7, device=devices.Device(\"cpu\"), dtype=dtypes.int32)\n"
+      "  y = prims.full((7, 5), -5, device=devices.Device(\"cpu\"), dtype=dtypes.int64)\n"
+      "  x = prims.full((7, 5), -1, device=devices.Device(\"cpu\"), dtype=dtypes.int64)\n"
+      "  s64 = prims.convert_element_type(s, dtypes.int64)\n  s8 = prims.convert_element_type(s, dtypes.int8)\n"
+      "  t0 = prims.scatter_max(a, i, s, 0)\n  t1 = prims.scatter_max(z, i, s, 0)\n"
+      "  t2 = prims.scatter_max(y, i, s64, 0)\n  t3 = prims.scatter_max(x, i, s64, 0)\n"
+      "  t4 = prims.scatter_max(b, i, s8, 0)\n  return (t0, t1, t2, t3, t4)\n",
+      1);
+  EXPECT_EQ(scatter_kernels(plan), 5);
+  for (const Segment& seg : plan.segments)
+    if (seg.kernel && seg.kernel->nests[0].scatter) EXPECT_THAT(seg.note, HasSubstr("atomic maxes"));
 }
 
 // f64, a 3-D scatter along the middle dim, and an empty index (the result is a).

@@ -1,7 +1,9 @@
-// Tests of the reference's scatter_add, and of index_add and embedding_backward as the trace reader
+// Tests of the reference's scatter_add and scatter_max, and of index_add and embedding_backward as the trace reader
 // writes them (scatter_add with a spread index): hand-worked sums, the accumulation in float32 for
 // the half types with one rounding, integer wrap, and the errors.
 #include <gtest/gtest.h>
+
+#include <cstdint>
 
 #include "base/error.h"
 #include "frontend/trace_reader.h"
@@ -16,13 +18,14 @@ using testing::make_tensor;
 using testing::run_one;
 using testing::values_of;
 
-// scatter_add(a, index, src, dim) of one node.
-HostTensor scatter(const HostTensor& a, const HostTensor& index, const HostTensor& src, int64_t dim) {
+// scatter_add (or `op`)(a, index, src, dim) of one node.
+HostTensor scatter(const HostTensor& a, const HostTensor& index, const HostTensor& src, int64_t dim,
+                   OpKind op = OpKind::ScatterAdd) {
   Fusion f;
   Value* va = f.add_tensor_input("a", a.dtype(), a.shape());
   Value* vi = f.add_tensor_input("index", index.dtype(), index.shape());
   Value* vs = f.add_tensor_input("src", src.dtype(), src.shape());
-  f.add_output(f.add(OpKind::ScatterAdd, {va, vi, vs}, AxisAttrs{dim}));
+  f.add_output(f.add(op, {va, vi, vs}, AxisAttrs{dim}));
   return run_one(f, {a, index, src});
 }
 
@@ -60,6 +63,19 @@ TEST(ReferenceScatter, Int8_Wraps) {
   EXPECT_EQ(ints_of(scatter(a, index, src, 0)), (std::vector<int64_t>{44, 127}));
 }
 
+// scatter_max: the largest of a's element and what lands on it; an element nothing lands on keeps
+// a's (-7 at [1]), one whose sources are all smaller too (100 at [3]); negatives compare as signed.
+TEST(ReferenceScatter, ScatterMax_LargestOfBaseAndSources) {
+  const HostTensor a = make_int_tensor(DType::Int32, {4}, {0, -7, -50, 100});
+  const HostTensor index = make_int_tensor(DType::Int64, {6}, {0, 2, 2, 3, 0, 2});
+  const HostTensor src = make_int_tensor(DType::Int32, {6}, {-3, -9, -40, 99, 5, -41});
+  EXPECT_EQ(ints_of(scatter(a, index, src, 0, OpKind::ScatterMax)), (std::vector<int64_t>{5, -7, -9, 100}));
+  const HostTensor wide = make_int_tensor(DType::Int64, {2}, {INT64_MIN, 0});
+  EXPECT_EQ(ints_of(scatter(wide, make_int_tensor(DType::Int64, {1}, {0}), make_int_tensor(DType::Int64, {1}, {INT64_MIN + 1}),
+                            0, OpKind::ScatterMax)),
+            (std::vector<int64_t>{INT64_MIN + 1, 0}));
+}
+
 TEST(ReferenceScatter, IndexOutOfRange_IsUserErrorNamingIt) {
   const HostTensor a = make_tensor(DType::Float32, {3}, {0, 0, 0});
   const HostTensor src = make_tensor(DType::Float32, {2}, {1, 1});
@@ -90,6 +106,12 @@ TEST(ReferenceScatter, BadArguments_AreUserErrors) {
   EXPECT_THROW(f.add(OpKind::ScatterAdd, {b, ok, b}, AxisAttrs{0}), UserError);  // bool
   EXPECT_THROW(f.add(OpKind::ScatterAdd, {a, ok, s}, AxisAttrs{2}), UserError);  // dim out of range
   EXPECT_NO_THROW(f.add(OpKind::ScatterAdd, {a, ok, s}, AxisAttrs{-2}));
+  try {  // scatter_max takes integers only
+    f.add(OpKind::ScatterMax, {a, ok, s}, AxisAttrs{0});
+    FAIL() << "no error for scatter_max of f32";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("a must have an integer dtype, got f32"), std::string::npos) << e.what();
+  }
 }
 
 // prims.index_add: value's slice k goes to a's slice index[k] along dim.
