@@ -344,6 +344,28 @@ def test_scatter_add_index_add_and_embedding_backward_match_torch(dtype, device)
         for padding in (-1, 4):
             want = torch_op(torch.ops.aten.embedding_backward, g, ids, 10, padding, False, False)
             check(run1("embedding_backward", [g, ids, 10, padding, False, False]), want, dtype)
+        # Few tokens into many rows: summed in a row per token where the result is rounded
+        # (passes/compact_row_scatters.h), ids repeating.
+        g, ids = rand(2, 40, 32), torch.randint(0, 9, (2, 40), device=device) * 111
+        want = torch_op(torch.ops.aten.embedding_backward, g, ids, 1000, -1, False, False)
+        check(run1("embedding_backward", [g, ids, 1000, -1, False, False]), want, dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8])
+def test_scatter_max_matches_torch(dtype, device):
+    """prims.scatter_max is torch.scatter_reduce with "amax" and include_self: sources of every
+    layout, along both dims, repeated indices, exact (the oracle on the CPU)."""
+    def oracle(a, dim, index, src):
+        return torch.scatter_reduce(a.cpu(), dim, index.cpu(), src.cpu(), "amax").to(device)
+
+    for layout in LAYOUTS:
+        a = make((5, 7), dtype, device, layout)
+        src = make((9, 7), dtype, device, layout)
+        rows = torch.randint(0, 5, (6, 7), device=device)
+        check(run1("scatter_max", [a, rows, src], 0), oracle(a, 0, rows, src[:6]), dtype)
+        cols = torch.randint(0, 7, (5, 12), device=device)
+        wide = make((5, 12), dtype, device, layout)
+        check(run1("scatter_max", [a, cols, wide], 1), oracle(a, 1, cols, wide), dtype)
 
 
 @pytest.mark.parametrize("dtype", FLOATS + [torch.int32, torch.int64, torch.int8])
@@ -456,7 +478,7 @@ def test_every_prim_is_covered():
                | {"where", "lerp", "convert_element_type", "prod", "var", "var_mean", "transpose", "reshape",
                   "slice_prim", "broadcast_in_dim", "squeeze", "flip", "cat", "pad", "full", "iota", "take",
                   "take_along_axis", "gather", "bitwise_left_shift", "bitwise_right_shift", "nextafter", "zeta",
-                  "uniform_philox", "scatter_add", "cumsum", "frexp_mantissa", "frexp_exponent", "matmul", "matmul_gelu", "matmul_add"} | set(REDUCTIONS))
+                  "uniform_philox", "scatter_add", "scatter_max", "cumsum", "frexp_mantissa", "frexp_exponent", "matmul", "matmul_gelu", "matmul_add"} | set(REDUCTIONS))
     prims = {name for name, _, _ in vf._viewfuse.op_table()}
     assert prims - covered == set()
 
