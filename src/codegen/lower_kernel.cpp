@@ -600,6 +600,19 @@ int KernelLowering::lower_node(const Node& n, const Value* out, const std::vecto
       e.args.push_back(operand(n.inputs[i], idx, pred, i < first ? DType::Bool : operand_dtype));
   }
   if (index_cond >= 0) return select(index_cond, e.args[1], e.args[2], dtype);
+  // A float to the power 1, 2 or 3 (RMS norm's square and its backward's x^1): the operand, or
+  // its products; powf is some forty instructions an element. x^1 and x^2 are exact (one rounding
+  // of the exact product); x^3 rounds twice (within an ulp), so only where the product is not
+  // rounded to a half type in between.
+  if (n.op == OpKind::Pow && is_floating(dtype) && dtype == operand_dtype && n.inputs[1]->is_constant()) {
+    const double p = n.inputs[1]->constant->as_double();
+    const bool wide = dtype == DType::Float32 || dtype == DType::Float64;
+    if (p == 1) return e.args[0];
+    if (p == 2 || (p == 3 && wide)) {
+      const int square = apply(OpKind::Mul, dtype, {e.args[0], e.args[0]});
+      return p == 2 ? square : apply(OpKind::Mul, dtype, {square, e.args[0]});
+    }
+  }
   return nest_->value(e);
 }
 

@@ -10,7 +10,9 @@
 #include "codegen/generate_kernel.h"
 #include "codegen/lower_kernel.h"
 #include "codegen_test_util.h"
+#include "reference/compare.h"
 #include "reference/random_inputs.h"
+#include "reference/reference_executor.h"
 
 namespace vf {
 namespace {
@@ -113,6 +115,35 @@ TEST(CodegenSemantics, MaxMinPropagateNaN_RoundHalfEven) {
   EXPECT_EQ(v[2], 2);
   EXPECT_EQ(v[3], 0);
   expect_matches_reference(backend(), f, in);
+}
+
+// pow by a constant 1, 2 or 3 is the operand or its products in the kernel: x^1 and x^2 the
+// reference's bits (-0, infinities and NaN included), x^3 within an ulp; bf16's x^2 rounded once;
+// other exponents (0.5) and bf16's x^3 stay powf.
+TEST(CodegenSemantics, PowByOneTwoThree_ProductsMatchReference) {
+  Fusion f;
+  Value* x = f.add_tensor_input("x", DType::Float32, {12});
+  Value* h = f.add_tensor_input("h", DType::BFloat16, {12});
+  auto c = [&](double v) { return f.add_constant(Scalar::from_float(v)); };
+  for (double p : {1.0, 2.0, 3.0, 0.5}) f.add_output(f.add(OpKind::Pow, {x, c(p)}));
+  for (double p : {2.0, 3.0}) f.add_output(f.add(OpKind::Pow, {h, c(p)}));
+  const std::vector<double> v{0.0, -0.0, 1e-30, -3.5, 1.1, 7e12, -7e12, 1e20, kInf, -kInf, kNaN, 0.3};
+  const std::vector<HostTensor> in{from_values(DType::Float32, v), from_values(DType::BFloat16, v)};
+  const std::vector<HostTensor> out = run_cpu(backend(), f, in);
+  const std::vector<HostTensor> want = run_reference(f, {in[0], in[1]});
+  for (size_t o : {size_t{0}, size_t{1}, size_t{4}}) {
+    SCOPED_TRACE(o);
+    const Comparison same = compare_tensors(out[o], want[o], Tolerance{});
+    EXPECT_TRUE(same.ok) << same.first_mismatch;
+  }
+  expect_matches_reference(backend(), f, in);
+  KernelSpec spec{&f, {in[0].layout(), in[1].layout()}, {}};
+  for (int o = 0; o < 6; ++o) spec.output_layouts.push_back(Layout::contiguous({12}));
+  const GeneratedKernel k = generate_kernel(spec, Target::Cpu);
+  const std::string body = k.source.substr(k.source.rfind(k.entry));
+  size_t pows = 0;
+  for (size_t at = body.find("vf_pow("); at != std::string::npos; at = body.find("vf_pow(", at + 1)) ++pows;
+  EXPECT_EQ(pows, 2u) << body;  // x^0.5 and bf16's x^3
 }
 
 // The tanh gelu's 0.5 * x * (1 + tanh(c * (x + 0.044715 * x^3))) and 1 + tanh(u), tanh(u) + 1 and

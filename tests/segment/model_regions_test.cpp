@@ -39,6 +39,7 @@ const std::map<std::string, int64_t> kSpillAllowance = {
     {"vf_pointwise_mul_sub_add_cat", 380},              // Llama's RoPE: 8 packs a step, 64 registers
     {"vf_pointwise_neg_mul_add_pad", 432},              // its backward
     {"vf_reduction_take_pow_sum_div_add_rsqrt", 16},  // the embedding's gather and the first norm
+    {"vf_reduction_add_pow_sum_div_rsqrt_mul", 8},    // Llama's RMS norm: its square a product, 64 registers
 };
 
 // The same for the kernels specialized to the region's sizes (specialize_kernel.h) for a GPU of 132
