@@ -48,8 +48,9 @@ __all__ = ["ViewfuseExecutor", "viewfuse_ex"]
 
 # viewfuse's prims that Thunder has no prim of: frexp's two results (Thunder's prims.frexp gives both)
 # and cumsum (Thunder's is torch-level): the reader writes those calls as them (_COMPOSITES); the
-# matmuls with an epilogue, which viewfuse's planning makes from a matmul and the ops after it.
-_VIEWFUSE_ONLY = {"frexp_mantissa", "frexp_exponent", "cumsum", "matmul_gelu", "matmul_add"}
+# matmuls with an epilogue, which viewfuse's planning makes from a matmul and the ops after it;
+# scatter_max, which planning makes for an embedding's gradient (Thunder has no such prim).
+_VIEWFUSE_ONLY = {"frexp_mantissa", "frexp_exponent", "cumsum", "matmul_gelu", "matmul_add", "scatter_max"}
 # Contractions: claimed with their own checker (_matmul_checker), on CUDA and with vf_matmul=True only.
 _CONTRACTIONS = {"matmul"}
 # Torch-level symbols never claimed through their prims (ViewfuseExecutor.can_fuse): attention is
