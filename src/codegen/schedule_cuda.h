@@ -22,7 +22,7 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir);
 // one that planning reads, "compact" (PlanOptions::compact_scatters). Each is on
 // unless the environment variable VF_DISABLE_SCHEDULES (a comma-separated list, read at each
 // scheduling) names it, the A/B switch for measuring them; but "async" is off unless
-// VF_ENABLE_SCHEDULES names it: no model step has measured it yet (docs/design.md).
+// VF_ENABLE_SCHEDULES names it: the model steps' kernels took the same time with it (docs/design.md).
 bool schedule_enabled(std::string_view name);
 
 }  // namespace vf
