@@ -93,6 +93,7 @@ class Planner {
     const Placement& p = plan_.placement[v->id];
     return p.storage ? &p : nullptr;
   }
+  bool group_has(const Node* n) const { return n && in_group_[n->id]; }
   void decide(const Node* n, ViewDecision d, std::string reason) {
     plan_.view_ops.push_back({n, d, std::move(reason)});
   }
@@ -149,9 +150,8 @@ class Planner {
 
   // Steps 3 to 5 on the nodes no bookend step took.
   void plan_fused(const BookendSplit& split) {
-    std::vector<bool> in_group(fusion_.nodes().size(), false);
-    for (const auto& n : fusion_.nodes()) in_group[n->id] = !split.leading[n->id] && !split.trailing[n->id];
-    auto group_has = [&](const Node* n) { return n && in_group[n->id]; };
+    in_group_.assign(fusion_.nodes().size(), false);
+    for (const auto& n : fusion_.nodes()) in_group_[n->id] = !split.leading[n->id] && !split.trailing[n->id];
 
     // The values the fused part must make available: fusion outputs it defines, and inputs of
     // trailing ops.
@@ -163,9 +163,9 @@ class Planner {
     for (const auto& n : fusion_.nodes())
       if (split.trailing[n->id]) need(n->inputs[0]);
     live_.assign(fusion_.nodes().size(), false);  // the rewrites may leave nodes nothing reads
-    for (const Node* n : nodes_for(needed, group_has)) live_[n->id] = true;
+    for (const Node* n : nodes_for(needed)) live_[n->id] = true;
 
-    plan_ordered_ops(needed, group_has);
+    plan_ordered_ops(needed);
 
     // Step 3: alias analysis seeded with every placed value.
     const AliasAnalysis aliases = aliases_of_placed();
@@ -192,15 +192,15 @@ class Planner {
         to_write.push_back(v);
     }
     WrittenBuffers written = choose_output_layouts(
-        to_write, group_has, [&](const Value* v) { return placement(v); });
+        to_write, [this](const Node* n) { return group_has(n); }, [&](const Value* v) { return placement(v); });
 
     // Step 5: the nodes the roots need, in program order.
-    const std::vector<const Node*> ordered = nodes_for(written.roots, group_has);
+    const std::vector<const Node*> ordered = nodes_for(written.roots);
     std::vector<std::pair<const Value*, Placement>> root_placements, derived;
     for (auto& [v, p] : written.placements)
       (p.storage == v ? root_placements : derived).push_back({v, p});
-    if (!ordered.empty()) add_kernels(ordered, written.roots, root_placements, group_has);
-    decide_fused_views(ordered, aliases, alias_nodes, in_group);
+    if (!ordered.empty()) add_kernels(ordered, written.roots, root_placements);
+    decide_fused_views(ordered, aliases, alias_nodes, in_group_);
 
     // Values returned as views of a written buffer, and empty values, come after the kernel.
     for (auto& [v, p] : derived) {
@@ -222,27 +222,26 @@ class Planner {
   // narrowest value down its chain of views and casts (the bf16 gradient rows an embedding's
   // backward adds, not their float32 copy; never an index spread over them), together with the
   // results of their reductions that later kernels read (add_kernel_sharing_reductions).
-  template <class InGroup>
-  void plan_ordered_ops(const std::vector<const Value*>& needed, const InGroup& group_has) {
+  void plan_ordered_ops(const std::vector<const Value*>& needed) {
     auto unplaced = [&](const Value* v) { return group_has(v->producer) && !placement(v); };
     auto ordered_op = [](const Node* n) {
       return op_category(n->op) == OpCategory::Scatter || op_category(n->op) == OpCategory::Scan;
     };
     auto needs_reduction = [&](const Value* v) {
-      for (const Node* n : nodes_for({v}, group_has))
+      for (const Node* n : nodes_for({v}))
         if (op_category(n->op) == OpCategory::Reduction || ordered_op(n)) return true;
       return false;
     };
-    for (const Node* n : nodes_for(needed, group_has)) {
+    for (const Node* n : nodes_for(needed)) {
       if (op_category(n->op) == OpCategory::Contraction && !is_empty_value(n->output())) {
-        plan_library_call(n, group_has);
+        plan_library_call(n);
         continue;
       }
       if (!ordered_op(n) || is_empty_value(n->output())) continue;  // an empty result is placed in step 4
       const bool scan = op_category(n->op) == OpCategory::Scan;
       const Value* out = n->output();
       const std::vector<std::pair<const Value*, Placement>> placed = {{out, Placement{out, Layout::contiguous(out->shape)}}};
-      Candidate c = make_kernel(nodes_for({out}, group_has), {out}, placed);
+      Candidate c = make_kernel(nodes_for({out}), {out}, placed);
       if (!c.problem.empty()) {
         std::vector<const Value*> operands;
         std::vector<std::pair<const Value*, Placement>> operand_placements;
@@ -261,9 +260,9 @@ class Planner {
           operands.push_back(v);
           operand_placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
         }
-        add_kernels(nodes_for(operands, group_has), operands, operand_placements, group_has);
+        add_kernels(nodes_for(operands), operands, operand_placements);
         const std::string why = c.problem;
-        c = make_kernel(nodes_for({out}, group_has), {out}, placed);
+        c = make_kernel(nodes_for({out}), {out}, placed);
         VF_INTERNAL_CHECK(c.problem.empty(), "the kernel of prims.", op_name(n->op), " ", out->name,
                           " cannot be generated: ", c.problem);
         std::string written;
@@ -288,8 +287,7 @@ class Planner {
   // row- or column-major (layout/strided_gemm.h) is passed with its layout (an alias segment places
   // it first); any other is written first, contiguous, by the kernels of step 5's rules. A fusion
   // input is read as it comes.
-  template <class InGroup>
-  void plan_library_call(const Node* n, const InGroup& group_has) {
+  void plan_library_call(const Node* n) {
     const AliasAnalysis aliases = aliases_of_placed();
     std::unordered_set<const Node*> views;
     std::vector<const Value*> written;
@@ -333,7 +331,7 @@ class Planner {
       }
     }
     flush_alias_segment(views);
-    if (!written.empty()) add_kernels(nodes_for(written, group_has), written, written_placements, group_has);
+    if (!written.empty()) add_kernels(nodes_for(written), written, written_placements);
     const Value* out = n->output();
     std::string order;
     std::vector<const Value*> roots = {out};
@@ -357,8 +355,7 @@ class Planner {
   }
 
   // The nodes of the fused part that `roots` need and that are not placed yet, in program order.
-  template <class InGroup>
-  std::vector<const Node*> nodes_for(const std::vector<const Value*>& roots, const InGroup& group_has) const {
+  std::vector<const Node*> nodes_for(const std::vector<const Value*>& roots) const {
     std::unordered_set<const Node*> found;
     std::vector<const Value*> stack(roots.begin(), roots.end());
     while (!stack.empty()) {
@@ -376,10 +373,9 @@ class Planner {
   // Step 5's kernels for `nodes` writing `roots`: one when the lowering can make one. Otherwise
   // the reductions go into as few kernels as it can make (grouped below), each kernel also
   // writing the roots it can compute, and a last kernel computes the roots left.
-  template <class InGroup>
   void add_kernels(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
-                   const std::vector<std::pair<const Value*, Placement>>& root_placements, const InGroup& group_has) {
-    if (add_kernel_sharing_reductions(nodes, roots, root_placements, group_has)) return;
+                   const std::vector<std::pair<const Value*, Placement>>& root_placements) {
+    if (add_kernel_sharing_reductions(nodes, roots, root_placements)) return;
     Candidate whole = make_kernel(nodes, roots, root_placements);
     if (whole.problem.empty()) {
       commit_kernel(std::move(whole.segment), root_placements);
@@ -411,7 +407,7 @@ class Planner {
     while (!pending.empty()) {
       std::vector<ReductionGroup> groups, waiting;
       for (ReductionGroup& r : pending) {
-        const std::vector<const Node*> needs = unplaced_reductions(r, group_has);
+        const std::vector<const Node*> needs = unplaced_reductions(r);
         bool placed = false;
         std::string why;
         for (ReductionGroup& g : groups) {
@@ -421,7 +417,7 @@ class Planner {
           if (!covers) continue;
           std::vector<std::pair<const Value*, Placement>> results = g.results;
           results.insert(results.end(), r.results.begin(), r.results.end());
-          std::string problem = try_kernel(results, group_has);
+          std::string problem = try_kernel(results);
           if (problem.empty()) {
             g.reductions.push_back(r.reductions[0]);
             g.results = std::move(results);
@@ -449,7 +445,7 @@ class Planner {
         std::vector<const Node*> later;  // the reductions that kernels after this one compute
         for (size_t j = k + 1; j < groups.size(); ++j) later.insert(later.end(), groups[j].reductions.begin(), groups[j].reductions.end());
         for (const ReductionGroup& w : waiting) later.insert(later.end(), w.reductions.begin(), w.reductions.end());
-        commit_group(groups[k], later, roots, root_placements, group_has);
+        commit_group(groups[k], later, roots, root_placements);
       }
       pending = std::move(waiting);
     }
@@ -461,7 +457,7 @@ class Planner {
       rest_placements.push_back({v, p});
     }
     if (rest.empty()) return;
-    Candidate last = make_kernel(nodes_for(rest, group_has), rest, rest_placements);
+    Candidate last = make_kernel(nodes_for(rest), rest, rest_placements);
     VF_INTERNAL_CHECK(last.problem.empty(), "the kernel of the rest of a split segment cannot be generated: ",
                       last.problem);
     Segment& seg = last.segment;
@@ -478,10 +474,8 @@ class Planner {
   // beside an embedding gradient's source rows), where one kernel can: then no later kernel reads
   // those tensors again. False, committing nothing, when there is nothing to add or one kernel
   // cannot write `roots` and what its reductions share.
-  template <class InGroup>
   bool add_kernel_sharing_reductions(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
-                                     const std::vector<std::pair<const Value*, Placement>>& root_placements,
-                                     const InGroup& group_has) {
+                                     const std::vector<std::pair<const Value*, Placement>>& root_placements) {
     std::vector<const Value*> all = roots;
     std::vector<std::pair<const Value*, Placement>> placements = root_placements;
     auto add = [&](const Value* v) {
@@ -494,7 +488,7 @@ class Planner {
     for (const Node* r : nodes) {
       if (op_category(r->op) != OpCategory::Reduction) continue;
       for (const Value* v : r->outputs) {
-        if (!read_after(v, in_nodes, roots, group_has) || added(v)) continue;
+        if (!read_after(v, in_nodes, roots) || added(v)) continue;
         add(v);
         shared += (shared.empty() ? "" : ", ") + v->name;
       }
@@ -509,7 +503,7 @@ class Planner {
       if (op_category(r->op) != OpCategory::Reduction || !group_has(r) || !live_[r->id] || in_nodes.count(r) ||
           added(r->output()))
         continue;
-      const std::vector<const Value*> own_reads = segment_inputs(nodes_for({r->output()}, group_has));
+      const std::vector<const Value*> own_reads = segment_inputs(nodes_for({r->output()}));
       if (std::any_of(own_reads.begin(), own_reads.end(), [&](const Value* v) { return v->is_tensor && reads.count(v); }))
         joinable.push_back(r);
     }
@@ -519,7 +513,7 @@ class Planner {
     for (const Node* r : joinable) {
       const size_t before = all.size();
       for (const Value* v : r->outputs) add(v);
-      Candidate more = make_kernel(nodes_for(all, group_has), all, placements);
+      Candidate more = make_kernel(nodes_for(all), all, placements);
       if (!more.problem.empty()) {
         all.resize(before);
         placements.resize(before);
@@ -541,9 +535,7 @@ class Planner {
 
   // Whether a node of the fused part outside `nodes` that an output needs reads v: through the ops
   // of `nodes`, short of the `roots` they write.
-  template <class InGroup>
-  bool read_after(const Value* v, const std::unordered_set<const Node*>& nodes, const std::vector<const Value*>& roots,
-                  const InGroup& group_has) const {
+  bool read_after(const Value* v, const std::unordered_set<const Node*>& nodes, const std::vector<const Value*>& roots) const {
     std::unordered_set<const Value*> seen;
     std::vector<const Value*> stack = {v};
     while (!stack.empty()) {
@@ -570,8 +562,7 @@ class Planner {
 
   // The reductions of the fused part whose results g's operands need and that are not placed yet,
   // g's own excepted.
-  template <class InGroup>
-  std::vector<const Node*> unplaced_reductions(const ReductionGroup& g, const InGroup& group_has) const {
+  std::vector<const Node*> unplaced_reductions(const ReductionGroup& g) const {
     std::vector<const Node*> found;
     std::unordered_set<const Value*> seen;
     std::vector<const Value*> stack;
@@ -590,18 +581,16 @@ class Planner {
   }
 
   // Why one kernel cannot write `results` ("" when it can).
-  template <class InGroup>
-  std::string try_kernel(const std::vector<std::pair<const Value*, Placement>>& results, const InGroup& group_has) const {
+  std::string try_kernel(const std::vector<std::pair<const Value*, Placement>>& results) const {
     std::vector<const Value*> values;
     for (const auto& [v, p] : results) values.push_back(v);
-    return make_kernel(nodes_for(values, group_has), values, results).problem;
+    return make_kernel(nodes_for(values), values, results).problem;
   }
 
   // Commits g's kernel, with the roots not placed yet that it can also write; of its reductions'
   // other results, those that the roots left or the `later` reductions need.
-  template <class InGroup>
   void commit_group(const ReductionGroup& g, const std::vector<const Node*>& later, const std::vector<const Value*>& roots,
-                    const std::vector<std::pair<const Value*, Placement>>& root_placements, const InGroup& group_has) {
+                    const std::vector<std::pair<const Value*, Placement>>& root_placements) {
     std::vector<std::pair<const Value*, Placement>> results = g.results;
     auto written = [&](const Value* v) {
       return std::any_of(results.begin(), results.end(), [&](const auto& r) { return r.first == v; });
@@ -609,7 +598,7 @@ class Planner {
     for (const auto& [v, p] : root_placements) {
       if (written(v) || placement(v)) continue;
       results.push_back({v, p});
-      if (!try_kernel(results, group_has).empty()) results.pop_back();
+      if (!try_kernel(results).empty()) results.pop_back();
     }
     // What the kernels after this one read of it: walk back from their roots and reductions
     // through what is not placed, stopping at this kernel's roots.
@@ -640,7 +629,7 @@ class Planner {
     if (ordered.empty()) return;
     std::vector<const Value*> values;
     for (const auto& [v, p] : ordered) values.push_back(v);
-    Candidate own = make_kernel(nodes_for(values, group_has), values, ordered);
+    Candidate own = make_kernel(nodes_for(values), values, ordered);
     VF_INTERNAL_CHECK(own.problem.empty(), "the kernel of prims.", op_name(g.reductions[0]->op), " ",
                       g.reductions[0]->output()->name, " cannot be generated: ", own.problem);
     Segment& seg = own.segment;
@@ -779,6 +768,7 @@ class Planner {
   Plan plan_;
   Segment pending_alias_;
   std::unordered_map<const Node*, int> kernel_of_;  // the kernel segment computing each node
+  std::vector<bool> in_group_;  // by node id: the fused part's nodes (those no bookend step took)
   std::vector<bool> live_;  // by node id: the fused part's nodes that an output it makes needs
   // Matmul operands written first by a kernel (not passed as layout), and why.
   std::unordered_map<const Value*, std::string> gemm_copy_reason_;
