@@ -101,7 +101,9 @@ TEST_P(Scatters, ScatterMaxOntoFullsAndInputs_Exact) {
       1);
   EXPECT_EQ(scatter_kernels(plan), 5);
   for (const Segment& seg : plan.segments)
-    if (seg.kernel && seg.kernel->nests[0].scatter) EXPECT_THAT(seg.note, HasSubstr("atomic maxes"));
+    if (seg.kernel && seg.kernel->nests[0].scatter) {
+      EXPECT_THAT(seg.note, HasSubstr("atomic maxes"));
+    }
 }
 
 // f64, a 3-D scatter along the middle dim, and an empty index (the result is a).

@@ -43,7 +43,9 @@ TEST(FoldOneHotSums, CrossEntropyBackward_OnePointwiseKernelMatchesReference) {
       EXPECT_THAT(r.plan.rewrites[0], HasSubstr("prims.sum t2: sums along dim 1 of f32[40, 6] values that are zero "
                                                 "but where an iota equals t0__targets, so it is that one value"));
       for (const Segment& s : r.plan.segments)
-        if (s.kind == SegmentKind::Kernel) EXPECT_THAT(kernel_name(*s.fusion, *s.kernel), HasSubstr("vf_pointwise_"));
+        if (s.kind == SegmentKind::Kernel) {
+          EXPECT_THAT(kernel_name(*s.fusion, *s.kernel), HasSubstr("vf_pointwise_"));
+        }
     }
   }
 }

@@ -103,9 +103,10 @@ TEST(ModelRegions, EveryRegion_PlansWithGoldenKernelsAndBytes) {
         const test::ScopedEnv enable("VF_ENABLE_SCHEDULES", sw.enabled);
         const GeneratedKernel k = generate_kernel(s.spec, *s.kernel, Target::Cuda);
         EXPECT_LE(spill_bytes(k), allowance(kSpillAllowance, k.entry)) << k.entry;
-        if (*sw.disabled == '\0' && *sw.enabled == '\0')
+        if (*sw.disabled == '\0' && *sw.enabled == '\0') {
           EXPECT_LE(spill_bytes(specialize_for_spec(k, s.spec, 132)), allowance(kSpecializedSpillAllowance, k.entry))
               << k.entry << " specialized";
+        }
       }
       names += " " + cuda.entry;
       ++kernels;
