@@ -24,7 +24,7 @@ bool compacts(const Fusion& fusion, const Node& n) {
   const int64_t dim = n.attr<AxisAttrs>().dim;
   const int64_t rows = out->shape[dim], tokens = n.inputs[1]->shape[dim];
   const int64_t width = rows == 0 ? 0 : out->numel() / rows;
-  if (row_ids(n)->shape[0] != tokens || tokens * 2 > rows || width < 16 || tokens >= std::numeric_limits<int32_t>::max())
+  if (row_ids(n)->shape[0] != tokens || tokens == 0 || tokens * 2 > rows || width < 16 || tokens >= std::numeric_limits<int32_t>::max())
     return false;
   if (fusion.is_output(out) || out->uses.empty()) return false;
   return std::none_of(out->uses.begin(), out->uses.end(), [](const Node* u) { return is_view_op(u->op); });

@@ -17,7 +17,8 @@
 // targets and the reads of the sums; the last line is elementwise and fuses into the kernel that
 // reads r (the rounding to bf16). Applies when r is read only by ops that are not views, so that a
 // kernel reads it anyway (a result that is an output, or a view of one, would cost one pass more
-// than the original), and its rows are at least 16 elements wide. An id out of range misses on
+// than the original), its rows are at least 16 elements wide and some token adds (an empty index
+// leaves nothing to compact). An id out of range misses on
 // CUDA as in the original scatter: scatter_max skips it, take gives 0 for it, and its slot -1 is
 // skipped too; the CPU's kernels report it.
 #pragma once

@@ -70,13 +70,15 @@ TEST(CompactRowScatters, EmbeddingBackward_ThreeKernelsNoTableOfSums) {
 }
 
 // Left alone: a result that is an output itself (a float32 gradient: the table is what is
-// returned), as many tokens as half the rows or more, rows narrower than 16, and an index that is
-// not one id per row.
+// returned), as many tokens as half the rows or more, no tokens, rows narrower than 16, and an
+// index that is not one id per row.
 TEST(CompactRowScatters, TableReturnedOrFewRowsOrNarrowOrNotRowIds_LeftAlone) {
   EXPECT_FALSE(compacted(read_trace(
       "def f(g, idx):\n  # g: \"cpu f32[64, 32]\"\n  # idx: \"cpu i64[64]\"\n"
       "  t0 = ltorch.embedding_backward(g, idx, 1000, -1, False, False)\n  return t0\n")));
   EXPECT_FALSE(compacted(read_trace(embedding_backward(500, 999))));
+  EXPECT_FALSE(compacted(read_trace(embedding_backward(0, 999))));  // no tokens: the table of zeros
+  test::run_plan_against_reference(embedding_backward(0, 999));
   EXPECT_TRUE(compacted(read_trace(embedding_backward(499, 999))));
   EXPECT_FALSE(compacted(read_trace(
       "def f(g, idx):\n  # g: \"cpu bf16[64, 8]\"\n  # idx: \"cpu i64[64]\"\n"
