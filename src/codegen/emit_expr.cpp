@@ -479,8 +479,9 @@ void emit_nest_body(const LoopNest& nest, const std::vector<std::string>& vars, 
     }
     if (s.accumulate) {
       VF_INTERNAL_CHECK(flat.empty(), "a scatter's store in a flat or vector emission");
-      out += indent + (s.pred >= 0 ? "if (" + ix(s.pred) + ") " : "") + (s.op == OpKind::Amax ? "vf_accumulate_max((" : "vf_accumulate((") + memory_type(s.dtype) +
-             "*)" + field_name(s.param) + " + " + ix(s.index) + ", " + store_value(nest, s) + ");\n";
+      const char* fn = s.op == OpKind::Amax ? "vf_accumulate_max((" : "vf_accumulate((";
+      out += indent + (s.pred >= 0 ? "if (" + ix(s.pred) + ") " : "") + fn + memory_type(s.dtype) + "*)" +
+             field_name(s.param) + " + " + ix(s.index) + ", " + store_value(nest, s) + ");\n";
       continue;
     }
     out += indent + "((" + memory_type(s.dtype) + "*)" + field_name(s.param) + ")[" +

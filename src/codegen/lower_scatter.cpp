@@ -1,7 +1,6 @@
 // KernelLowering a segment whose output is a scatter_add or scatter_max to one scatter nest
 // (kernel_ir.h): a loop over the index's positions that evaluates the index and the source there
 // and adds (maxes) the source into the output at the position the index names.
-#include <cmath>
 #include <optional>
 #include <string_view>
 

@@ -1,7 +1,6 @@
 #include "passes/compact_row_scatters.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "base/error.h"

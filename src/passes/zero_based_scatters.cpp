@@ -1,6 +1,5 @@
 #include "passes/zero_based_scatters.h"
 
-#include <cmath>
 #include <limits>
 
 #include "base/error.h"
@@ -25,7 +24,7 @@ bool is_integer_full(const Value* v) {
 
 bool needs_rewrite(const Node& n) {
   const DType dtype = n.output()->dtype;
-  if (n.op == OpKind::ScatterMax) return !is_integer_full(n.inputs[0]) || max_dtype(dtype) != dtype;
+  if (n.op == OpKind::ScatterMax) return !is_integer_full(n.inputs[0]) || !scatter_accumulates(n.op, dtype);
   if (n.op != OpKind::ScatterAdd) return false;
   return !is_zero_full(n.inputs[0]) || accumulation_dtype(dtype) != dtype;
 }
