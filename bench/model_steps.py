@@ -82,6 +82,10 @@ def parse_args(argv=None):
                     help="one more step of each system under torch.profiler: its GPU time by kernel kind, and "
                          "its twelve costliest kernels outside viewfuse and its twelve costliest viewfuse kernels by name "
                          "(the JSON, and printed)")
+    ap.add_argument("--trace-dir", default="",
+                    help="with --profile, one more step of each system under torch.profiler with the host's "
+                         "activity too, saved as a gzipped Chrome trace there (DIR/MODEL-SYSTEM.json.gz): what the "
+                         "host did while the GPU waited")
     ap.add_argument("--regions-dir", default=os.path.join(ROOT, "tests/segment/model_regions"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/model_steps.md"))
     ap.add_argument("--commit", default="")
@@ -424,6 +428,9 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
                 print(f"  profile {s} (GPU idle, {model_name}): {us:9.1f} us {count:4d}x {before} -> {after}", flush=True)
             for name, count, us in prof["copies"]:
                 print(f"  profile {s} (copies, {model_name}): {us:9.1f} us {count:4d}x {name}", flush=True)
+            if args.trace_dir:
+                save_trace(torch, lambda fn=fn: step(fn, module, idx, targets),
+                           os.path.join(args.trace_dir, f"{model_name}-{s}.json.gz"))
     if recorder.regions:
         save = None if args.small else os.path.join(args.regions_dir)
         stamp = f"{datetime.date.today().isoformat()}, {timer.torch.cuda.get_device_name() if device.type == 'cuda' else 'CPU'}"
@@ -480,6 +487,25 @@ def profile_step(torch, run) -> dict:
             "top_other_kernels": top(by_name, lambda n: not n.startswith("vf_"), 12),
             "top_viewfuse_kernels": top(by_name, lambda n: n.startswith("vf_"), 12), "top_gaps": idle_gaps(spans),
             "copies": top(copies, lambda n: True, 8)}
+
+
+def save_trace(torch, run, path: str) -> None:
+    """One step under torch.profiler with the host's activity and the GPU's, as a gzipped Chrome trace."""
+    import gzip
+    import tempfile
+
+    from torch.profiler import ProfilerActivity, profile
+
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        run()
+        torch.cuda.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
+        prof.export_chrome_trace(tmp.name)
+        with open(tmp.name, "rb") as src, gzip.open(path, "wb") as dst:
+            dst.write(src.read())
+    print(f"  trace: {path}", flush=True)
 
 
 def _tally(table: dict, name: str, us: float) -> None:

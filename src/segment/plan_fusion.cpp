@@ -507,9 +507,32 @@ class Planner {
       if (std::any_of(own_reads.begin(), own_reads.end(), [&](const Value* v) { return v->is_tensor && reads.count(v); }))
         joinable.push_back(r);
     }
-    if (shared.empty() && joinable.empty()) return false;
+    // The values `nodes` compute that later kernels read, where computing one again would read more
+    // than twice its bytes (writing it once and reading it back): a residual stream's gradient
+    // between two matmuls, which each later kernel would otherwise compute from every layer's
+    // tensors before it. Views and casts of placed storage read what they are.
+    std::vector<const Value*> carried;
+    for (const Node* n : nodes) {
+      if (op_category(n->op) == OpCategory::Reduction) continue;
+      for (const Value* v : n->outputs)
+        if (v->is_tensor && !added(v) && read_outside(v, in_nodes) && recompute_bytes(v) > 2 * v->numel() * dtype_size(v->dtype))
+          carried.push_back(v);
+    }
+    if (shared.empty() && joinable.empty() && carried.empty()) return false;
     Candidate c = make_kernel(nodes, all, placements);
     if (!c.problem.empty()) return false;
+    std::string kept;
+    for (const Value* v : carried) {
+      add(v);
+      Candidate more = make_kernel(nodes, all, placements);
+      if (!more.problem.empty()) {
+        all.pop_back();
+        placements.pop_back();
+        continue;
+      }
+      c = std::move(more);
+      kept += (kept.empty() ? "" : ", ") + v->name;
+    }
     for (const Node* r : joinable) {
       const size_t before = all.size();
       for (const Value* v : r->outputs) add(v);
@@ -522,9 +545,12 @@ class Planner {
       c = std::move(more);
       joined += (joined.empty() ? "" : ", ") + r->output()->name;
     }
-    if (shared.empty() && joined.empty()) return false;
+    if (shared.empty() && joined.empty() && kept.empty()) return false;
     std::string note;
     if (!shared.empty()) note = "also writes " + shared + ", which later kernels read rather than reduce again";
+    if (!kept.empty())
+      note += (note.empty() ? "" : "; ") + std::string("also writes ") + kept +
+              ", which later kernels read rather than compute again from more bytes";
     if (!joined.empty())
       note += (note.empty() ? "" : "; ") + std::string("also computes ") + joined +
               " in the same pass over the tensors it reads, which no later kernel then reads again";
@@ -550,6 +576,22 @@ class Planner {
       }
     }
     return false;
+  }
+
+  // Whether a live node of the fused part outside `nodes`, not placed yet, reads v.
+  bool read_outside(const Value* v, const std::unordered_set<const Node*>& nodes) const {
+    return std::any_of(v->uses.begin(), v->uses.end(), [&](const Node* u) {
+      return group_has(u) && live_[u->id] && !nodes.count(u) &&
+             std::none_of(u->outputs.begin(), u->outputs.end(), [&](const Value* o) { return placement(o) != nullptr; });
+    });
+  }
+
+  // The bytes a kernel computing v anew reads: each placed tensor its unplaced ops read, once.
+  int64_t recompute_bytes(const Value* v) const {
+    int64_t bytes = 0;
+    for (const Value* in : segment_inputs(nodes_for({v})))
+      if (const Placement* p = placement(in); p && in->is_tensor) bytes += distinct_bytes(in, p->layout);
+    return bytes;
   }
 
   // Reductions that share a kernel, the results they write, and why they are not in an earlier one.
