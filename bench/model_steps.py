@@ -84,7 +84,7 @@ def parse_args(argv=None):
                          "(the JSON, and printed)")
     ap.add_argument("--trace-dir", default="",
                     help="with --profile, one more step of each system under torch.profiler with the host's "
-                         "activity too, saved as a gzipped Chrome trace there (DIR/MODEL-SYSTEM.json.gz): what the "
+                         "activity too, saved as a gzipped Chrome trace there (DIR/MODEL-SYSTEM.json.gz, other characters than letters, digits, _ . - as _): what the "
                          "host did while the GPU waited")
     ap.add_argument("--regions-dir", default=os.path.join(ROOT, "tests/segment/model_regions"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/model_steps.md"))
@@ -430,7 +430,7 @@ def run_model(torch, args, model_name: str, systems: list[str], timer: Timer, ce
                 print(f"  profile {s} (copies, {model_name}): {us:9.1f} us {count:4d}x {name}", flush=True)
             if args.trace_dir:
                 save_trace(torch, lambda fn=fn: step(fn, module, idx, targets),
-                           os.path.join(args.trace_dir, f"{model_name}-{s}.json.gz"))
+                           os.path.join(args.trace_dir, re.sub(r"[^A-Za-z0-9_.-]", "_", f"{model_name}-{s}") + ".json.gz"))
     if recorder.regions:
         save = None if args.small else os.path.join(args.regions_dir)
         stamp = f"{datetime.date.today().isoformat()}, {timer.torch.cuda.get_device_name() if device.type == 'cuda' else 'CPU'}"

@@ -162,6 +162,8 @@ class Planner {
     for (const Value* out : fusion_.outputs()) need(out);
     for (const auto& n : fusion_.nodes())
       if (split.trailing[n->id]) need(n->inputs[0]);
+    needed_.assign(fusion_.values().size(), false);
+    for (const Value* v : needed) needed_[v->id] = true;
     live_.assign(fusion_.nodes().size(), false);  // the rewrites may leave nodes nothing reads
     for (const Node* n : nodes_for(needed)) live_[n->id] = true;
 
@@ -485,10 +487,14 @@ class Planner {
     auto added = [&](const Value* v) { return placement(v) || std::find(all.begin(), all.end(), v) != all.end(); };
     const std::unordered_set<const Node*> in_nodes(nodes.begin(), nodes.end());
     std::string shared, joined;
+    // Whether kernels come after this one (else it writes everything the fused part returns).
+    const bool kernels_after = std::any_of(fusion_.nodes().begin(), fusion_.nodes().end(), [&](const auto& n) {
+      return group_has(n.get()) && live_[n->id] && !in_nodes.count(n.get()) && !placement(n->output());
+    });
     for (const Node* r : nodes) {
       if (op_category(r->op) != OpCategory::Reduction) continue;
       for (const Value* v : r->outputs) {
-        if (!read_after(v, in_nodes, roots) || added(v)) continue;
+        if (!((kernels_after && needed_[v->id]) || read_after(v, in_nodes, roots)) || added(v)) continue;
         add(v);
         shared += (shared.empty() ? "" : ", ") + v->name;
       }
@@ -507,16 +513,50 @@ class Planner {
       if (std::any_of(own_reads.begin(), own_reads.end(), [&](const Value* v) { return v->is_tensor && reads.count(v); }))
         joinable.push_back(r);
     }
-    // The values `nodes` compute that later kernels read, where computing one again would read more
-    // than twice its bytes (writing it once and reading it back): a residual stream's gradient
-    // between two matmuls, which each later kernel would otherwise compute from every layer's
-    // tensors before it. Views and casts of placed storage read what they are.
+    // The values `nodes` compute that the fused part returns (written here rather than computed
+    // again at the end: a forward's saved statistics and residual sums), and those later kernels
+    // read where computing one again would read more than twice its bytes (writing it once and
+    // reading it back: a residual stream's gradient between two matmuls, which each later kernel
+    // would otherwise compute from every layer's tensors before it; views and casts of placed
+    // storage read what they are). Views of such values stay views (step 4).
     std::vector<const Value*> carried;
-    for (const Node* n : nodes) {
+    auto carry = [&](const Value* v) {
+      if (std::find(carried.begin(), carried.end(), v) == carried.end()) carried.push_back(v);
+    };
+    for (const Node* n : kernels_after ? nodes : std::vector<const Node*>{}) {
       if (op_category(n->op) == OpCategory::Reduction) continue;
-      for (const Value* v : n->outputs)
-        if (v->is_tensor && !added(v) && read_outside(v, in_nodes) && recompute_bytes(v) > 2 * v->numel() * dtype_size(v->dtype))
-          carried.push_back(v);
+      for (const Value* v : n->outputs) {
+        if (!v->is_tensor || is_empty_value(v) || added(v)) continue;
+        if (!is_view_op(n->op)) {
+          if (needed_[v->id] || (read_outside(v, in_nodes) && recompute_bytes(v) > 2 * v->numel() * dtype_size(v->dtype)))
+            carry(v);
+          continue;
+        }
+        if (!needed_[v->id]) continue;
+        const Value* base = v;  // a returned view: its source, which the view then reads
+        while (in_nodes.count(base->producer) && is_view_op(base->producer->op)) base = base->producer->inputs[0];
+        if (in_nodes.count(base->producer) && op_category(base->producer->op) != OpCategory::Reduction &&
+            !added(base) && !is_empty_value(base))
+          carry(base);
+      }
+    }
+    // And the returned values a few elementwise ops beyond `nodes` that read nothing `nodes` do
+    // not (the bf16 copy of a residual sum whose float value an operand needs), with those ops.
+    for (const auto& value : kernels_after ? fusion_.values() : decltype(fusion_.values()){}) {
+      const Value* v = value.get();
+      if (!needed_[v->id] || !v->is_tensor || is_empty_value(v) || added(v) || in_nodes.count(v->producer)) continue;
+      const Value* base = v;
+      while (group_has(base->producer) && !placement(base) && is_view_op(base->producer->op)) base = base->producer->inputs[0];
+      if (added(base) || !group_has(base->producer) || !is_elementwise(base->producer->op)) continue;
+      std::unordered_set<const Node*> extra;
+      for (const Node* x : nodes_for({base}))
+        if (!in_nodes.count(x)) extra.insert(x);
+      const bool near = std::all_of(extra.begin(), extra.end(), [&](const Node* x) {
+        return is_elementwise(x->op) && std::all_of(x->inputs.begin(), x->inputs.end(), [&](const Value* in) {
+                 return !in->is_tensor || in_nodes.count(in->producer) || extra.count(in->producer) || reads.count(in);
+               });
+      });
+      if (near && extra.size() <= 4) carry(base);
     }
     if (shared.empty() && joinable.empty() && carried.empty()) return false;
     Candidate c = make_kernel(nodes, all, placements);
@@ -524,7 +564,7 @@ class Planner {
     std::string kept;
     for (const Value* v : carried) {
       add(v);
-      Candidate more = make_kernel(nodes, all, placements);
+      Candidate more = make_kernel(nodes_for(all), all, placements);
       if (!more.problem.empty()) {
         all.pop_back();
         placements.pop_back();
@@ -550,7 +590,7 @@ class Planner {
     if (!shared.empty()) note = "also writes " + shared + ", which later kernels read rather than reduce again";
     if (!kept.empty())
       note += (note.empty() ? "" : "; ") + std::string("also writes ") + kept +
-              ", which later kernels read rather than compute again from more bytes";
+              ", which the fusion returns or later kernels read, rather than computing them again";
     if (!joined.empty())
       note += (note.empty() ? "" : "; ") + std::string("also computes ") + joined +
               " in the same pass over the tensors it reads, which no later kernel then reads again";
@@ -812,6 +852,7 @@ class Planner {
   std::unordered_map<const Node*, int> kernel_of_;  // the kernel segment computing each node
   std::vector<bool> in_group_;  // by node id: the fused part's nodes (those no bookend step took)
   std::vector<bool> live_;  // by node id: the fused part's nodes that an output it makes needs
+  std::vector<bool> needed_;  // by value id: the values the fused part makes available (plan_fused)
   // Matmul operands written first by a kernel (not passed as layout), and why.
   std::unordered_map<const Value*, std::string> gemm_copy_reason_;
 };

@@ -146,5 +146,58 @@ def f(a, b):
   EXPECT_EQ(r.plan.outputs.at(0).layout.strides, (std::vector<int64_t>{30, 1, 6}));
 }
 
+// A residual stream between matmuls (each operand computed from it): the kernel that writes an
+// operand also writes the stream where computing it again would read more than twice its bytes,
+// so that no later kernel computes it from every layer before it (which read x, a1, a2, ...).
+TEST(LibraryPlan, ResidualBetweenMatmuls_WrittenWhereRecomputingCostsMore) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(x, w1, w2, w3, w4):
+  # x: "cpu f32[16, 32]"
+  # w1: "cpu f32[32, 32]"
+  # w2: "cpu f32[32, 32]"
+  # w3: "cpu f32[32, 32]"
+  # w4: "cpu f32[32, 32]"
+  h0 = prims.exp(x)
+  o0 = prims.neg(h0)
+  a1 = prims.matmul(o0, w1)
+  g1 = prims.tanh(a1)
+  h1 = prims.add(h0, g1)
+  o1 = prims.neg(h1)
+  a2 = prims.matmul(o1, w2)
+  g2 = prims.tanh(a2)
+  h2 = prims.add(h1, g2)
+  o2 = prims.neg(h2)
+  a3 = prims.matmul(o2, w3)
+  g3 = prims.tanh(a3)
+  h3 = prims.add(h2, g3)
+  o3 = prims.neg(h3)
+  a4 = prims.matmul(o3, w4)
+  g4 = prims.tanh(a4)
+  h4 = prims.add(h3, g4)
+  return (h4,)
+)");
+  constexpr int64_t kTensor = 16 * 32 * 4;
+  for (const Segment& s : r.plan.segments)
+    if (s.kind == SegmentKind::Kernel) EXPECT_LE(s.bytes_read, 3 * kTensor) << s.note;
+  EXPECT_EQ(count(r.plan, SegmentKind::Library), 4);
+  EXPECT_EQ(r.plan.kernel_count(), 5);
+}
+
+// A returned value that an operand's kernel computes (a forward's saved statistics) is written by
+// that kernel, not computed again by a kernel at the end.
+TEST(LibraryPlan, ReturnedValueBesideAnOperand_WrittenByItsKernel) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(x, w):
+  # x: "cpu f32[16, 32]"
+  # w: "cpu f32[32, 8]"
+  m = prims.mul(x, x)
+  e = prims.exp(m)
+  y = prims.matmul(e, w)
+  return (m, y)
+)");
+  EXPECT_EQ(r.plan.kernel_count(), 1);
+  EXPECT_THAT(r.plan.segments.at(0).note, HasSubstr("also writes m"));
+}
+
 }  // namespace
 }  // namespace vf
