@@ -455,18 +455,13 @@ def profile_step(torch, run) -> dict:
     time from the first kernel's start to the last one's end ("span") and the kernel count; the
     stretches where the GPU ran nothing (idle_gaps; memcpy and memset count as running) and the
     memcpy and memset events by name."""
-    from torch.profiler import ProfilerActivity, profile
-
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        run()
-        torch.cuda.synchronize()
+    events = profiled(torch, run, [torch.profiler.ProfilerActivity.CUDA], lambda prof: list(prof.events()))
     kinds = {k: 0.0 for k, _ in KERNEL_KINDS}
     by_name = {}  # kernel name -> [count, us]
     starts, ends, count = [], [], 0
     spans = []  # (start, end, name) of every kernel, memcpy and memset
     copies = {}  # memcpy and memset event name -> [count, us]: busy, but not kernels
-    for e in prof.events():
+    for e in events:
         if e.device_type != torch.autograd.DeviceType.CUDA:
             continue
         us = e.time_range.end - e.time_range.start
@@ -489,20 +484,34 @@ def profile_step(torch, run) -> dict:
             "copies": top(copies, lambda n: True, 8)}
 
 
+def profiled(torch, run, activities, read):
+    """read(profiler) of the second of two steps under torch.profiler; the first is its warm-up. In a
+    profile without one, the step's first launch took 746 us on the host (Llama, session 28; the
+    other 299 launches 5 us each), after which the GPU sat idle: the 0.6-2.7 ms stretch after the
+    first region that every profiled viewfuse step of sessions 25 to 28 showed."""
+    from torch.profiler import profile, schedule
+
+    got = []
+    torch.cuda.synchronize()
+    with profile(activities=activities, schedule=schedule(wait=0, warmup=1, active=1),
+                 on_trace_ready=lambda prof: got.append(read(prof))) as prof:
+        for _ in range(2):
+            run()
+            torch.cuda.synchronize()
+            prof.step()
+    return got[0]
+
+
 def save_trace(torch, run, path: str) -> None:
     """One step under torch.profiler with the host's activity and the GPU's, as a gzipped Chrome trace."""
     import gzip
     import tempfile
 
-    from torch.profiler import ProfilerActivity, profile
+    from torch.profiler import ProfilerActivity
 
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        run()
-        torch.cuda.synchronize()
     with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
-        prof.export_chrome_trace(tmp.name)
+        profiled(torch, run, [ProfilerActivity.CPU, ProfilerActivity.CUDA], lambda prof: prof.export_chrome_trace(tmp.name))
         with open(tmp.name, "rb") as src, gzip.open(path, "wb") as dst:
             dst.write(src.read())
     print(f"  trace: {path}", flush=True)

@@ -1,5 +1,8 @@
 #include "passes/elide_round_trip_casts.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "base/error.h"
 
 namespace vf {
@@ -43,6 +46,28 @@ Trip trip_of(const Node& n, bool drop_roundings) {
   return trip_of(n.inputs[0], n.output()->dtype, drop_roundings);
 }
 
+// Whether a reader of z comes after a contraction that reads x (through any ops): a library call
+// between them, which the value crosses in memory, in the rounded dtype where the trip is kept.
+bool read_across_a_contraction(const Fusion& fusion, const Value* x, const Value* z) {
+  std::vector<char> from_x(fusion.values().size()), after_call(fusion.values().size());
+  from_x[x->id] = 1;  // (an input; else its producer's pass below sets it)
+  for (const auto& n : fusion.nodes()) {  // in program order: inputs before outputs
+    bool reads_x = false, after = false;
+    for (const Value* in : n->inputs) {
+      reads_x = reads_x || from_x[in->id];
+      after = after || after_call[in->id];
+    }
+    after = after || (reads_x && op_category(n->op) == OpCategory::Contraction);
+    for (const Value* out : n->outputs) {
+      from_x[out->id] = reads_x || out == x;
+      after_call[out->id] = after;
+    }
+  }
+  return std::any_of(z->uses.begin(), z->uses.end(), [&](const Node* u) {
+    return std::any_of(u->inputs.begin(), u->inputs.end(), [&](const Value* in) { return after_call[in->id] != 0; });
+  });
+}
+
 }  // namespace
 
 RewrittenFusion elide_round_trip_casts(const Fusion& fusion, bool drop_roundings) {
@@ -52,11 +77,17 @@ RewrittenFusion elide_round_trip_casts(const Fusion& fusion, bool drop_roundings
   // Each cast is looked at on the rewritten values, so that the last of a chain of three casts
   // sees the first two already as one.
   FusionRewriter r(fusion);
-  int exact = 0, rounding = 0;
+  int exact = 0, rounding = 0, kept = 0;
   std::string values;
   for (const auto& n : fusion.nodes()) {
     const Value* z = n->op == OpKind::ConvertElementType ? n->output() : nullptr;
-    const Trip trip = z ? trip_of(r.map(n->inputs[0]), z->dtype, drop_roundings) : Trip::None;
+    Trip trip = z ? trip_of(r.map(n->inputs[0]), z->dtype, drop_roundings) : Trip::None;
+    // A rounding whose float value a reader needs after a matmul that reads it stays: the value
+    // crosses the call in memory, where the bf16 is half the bytes (a residual stream).
+    if (trip == Trip::Rounding && read_across_a_contraction(fusion, n->inputs[0]->producer->inputs[0], z)) {
+      trip = Trip::None;
+      ++kept;
+    }
     if (trip == Trip::None) {
       r.copy(*n);
       continue;
@@ -73,7 +104,10 @@ RewrittenFusion elide_round_trip_casts(const Fusion& fusion, bool drop_roundings
   if (rounding > 0)
     notes.push_back(detail::concat(rounding, " round trip(s) through bf16 or f16 keep the float value they rounded ",
                                    "(PlanOptions::elide_round_trips; the reference executor rounds)"));
-  notes.push_back("elided casts: " + values);
+  if (kept > 0)
+    notes.push_back(detail::concat(kept, " round trip(s) through bf16 or f16 kept: a reader of the float value ",
+                                   "comes after a matmul that reads it"));
+  if (!values.empty()) notes.push_back("elided casts: " + values);
   return r.finish(std::move(notes));
 }
 

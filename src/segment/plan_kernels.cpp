@@ -150,9 +150,14 @@ bool Planner::add_kernel_sharing_reductions(const std::vector<const Node*>& node
   const std::vector<const Value*> read = segment_inputs(nodes);
   const std::unordered_set<const Value*> reads(read.begin(), read.end());
   std::vector<const Node*> joinable;
+  std::vector<const Value*> unplaced_needed;  // what the rest of the fused part must still compute
+  for (const auto& value : fusion_.values())
+    if (needed_[value->id] && !placement(value.get())) unplaced_needed.push_back(value.get());
+  const std::vector<const Node*> rest = nodes_for(unplaced_needed);
+  const std::unordered_set<const Node*> remaining(rest.begin(), rest.end());
   for (const auto& node : fusion_.nodes()) {
     const Node* r = node.get();
-    if (op_category(r->op) != OpCategory::Reduction || !group_has(r) || !live_[r->id] || in_nodes.count(r) ||
+    if (op_category(r->op) != OpCategory::Reduction || !remaining.count(r) || in_nodes.count(r) ||
         added(r->output()))
       continue;
     const std::vector<const Value*> own_reads = segment_inputs(nodes_for({r->output()}));
@@ -166,7 +171,13 @@ bool Planner::add_kernel_sharing_reductions(const std::vector<const Node*>& node
   // would otherwise compute from every layer's tensors before it; views and casts of placed
   // storage read what they are). Views of such values stay views (step 4).
   std::vector<const Value*> carried;
+  // A value widened from a narrower one `nodes` compute is carried as that one (a bf16 residual
+  // rather than its float32 copy): the later kernel widens it again as it reads it.
   auto carry = [&](const Value* v) {
+    while (v->producer->op == OpKind::ConvertElementType && in_nodes.count(v->producer) &&
+           dtype_size(v->producer->inputs[0]->dtype) < dtype_size(v->dtype) && !added(v->producer->inputs[0]) &&
+           v->producer->inputs[0]->producer && in_nodes.count(v->producer->inputs[0]->producer))
+      v = v->producer->inputs[0];
     if (std::find(carried.begin(), carried.end(), v) == carried.end()) carried.push_back(v);
   };
   for (const Node* n : kernels_after ? nodes : std::vector<const Node*>{}) {

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "codegen/lower_kernel.h"
 #include "layout/strided_gemm.h"
+#include "segment/extract_segment.h"
 #include "segment/matmul_segment.h"
 #include "segment/planner.h"
 
@@ -93,9 +94,12 @@ void Planner::plan_library_call(const Node* n) {
     };
     if (const Placement* p = placement(v)) {
       const std::string problem = problem_of(p->layout);
-      operands += p->storage == v ? "read in place, strides " + shape_to_string(p->layout.strides)
-                                  : "passed as layout: a view of " + p->storage->name + ", strides " +
-                                        shape_to_string(p->layout.strides);
+      const auto by = group_has(v->producer) ? kernel_of_.find(v->producer) : kernel_of_.end();
+      operands += p->storage != v       ? "passed as layout: a view of " + p->storage->name + ", strides " +
+                                              shape_to_string(p->layout.strides)
+                  : by != kernel_of_.end() ? "written by segment #" + std::to_string(by->second) + ", strides " +
+                                                 shape_to_string(p->layout.strides)
+                                           : "read in place, strides " + shape_to_string(p->layout.strides);
       if (!problem.empty()) operands += " (CUDA reads it through the host: " + problem + ")";
       continue;
     }
@@ -118,7 +122,10 @@ void Planner::plan_library_call(const Node* n) {
     }
   }
   flush_alias_segment(views);
-  if (!written.empty()) add_kernels(nodes_for(written), written, written_placements);
+  if (!written.empty()) {
+    add_later_operands(n, aliases, written, written_placements);
+    add_kernels(nodes_for(written), written, written_placements);
+  }
   const Value* out = n->output();
   std::string order;
   std::vector<const Value*> roots = {out};
@@ -139,6 +146,48 @@ void Planner::plan_library_call(const Node* n) {
   c.segment.note = "library call (CUDA: cuBLASLt; CPU: the reference's loop): " + operands + order +
                    (epilogue.empty() ? "" : "; epilogue: " + epilogue) + matmul_elementwise_after(n);
   commit_kernel(std::move(c.segment), placed);
+}
+
+void Planner::add_later_operands(const Node* call, const AliasAnalysis& aliases, std::vector<const Value*>& written,
+                                 std::vector<std::pair<const Value*, Placement>>& placements) {
+  const std::vector<const Value*> read = segment_inputs(nodes_for(written));
+  const std::unordered_set<const Value*> reads(read.begin(), read.end());
+  auto elementwise_only = [](const std::vector<const Node*>& nodes) {
+    return std::all_of(nodes.begin(), nodes.end(), [](const Node* x) { return is_elementwise(x->op) || is_view_op(x->op); });
+  };
+  bool after = false;
+  for (const auto& node : fusion_.nodes()) {
+    const Node* m = node.get();
+    after = after || m == call;
+    if (!after || m == call || op_category(m->op) != OpCategory::Contraction || !group_has(m) || !live_[m->id] ||
+        placement(m->output()))
+      continue;
+    for (const Value* operand : m->inputs) {
+      // A view's source: the view is then a layout of the buffer written here, where its strides
+      // allow (a weight gradient's transposed operand).
+      const Value* v = operand;
+      auto in_written = [&](const Value* x) { return std::find(written.begin(), written.end(), x) != written.end(); };
+      while (!in_written(v) && v->producer && is_view_op(v->producer->op) && group_has(v->producer) && !placement(v))
+        v = v->producer->inputs[0];
+      if (!v->is_tensor || !group_has(v->producer) || is_empty_value(v) || placement(v) || aliases.find(v) ||
+          in_written(v))
+        continue;
+      const std::vector<const Node*> need = nodes_for({v});
+      const std::vector<const Value*> its_reads = segment_inputs(need);
+      if (!elementwise_only(need) ||
+          std::none_of(its_reads.begin(), its_reads.end(), [&](const Value* in) { return in->is_tensor && reads.count(in); }))
+        continue;
+      written.push_back(v);
+      placements.push_back({v, Placement{v, Layout::contiguous(v->shape)}});
+      if (!make_kernel(nodes_for(written), written, placements).problem.empty()) {
+        written.pop_back();
+        placements.pop_back();
+        continue;
+      }
+      gemm_copy_reason_[v] = "a matmul operand, computed by " + std::string(op_name(v->producer->op)) +
+                             ", written beside the operands of the call before it";
+    }
+  }
 }
 
 }  // namespace vf

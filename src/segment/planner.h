@@ -88,6 +88,13 @@ class Planner {
   // input is read as it comes.
   void plan_library_call(const Node* n);
 
+  // Adds to the operands `call` writes first those of later matmuls that the same kernel computes,
+  // by elementwise ops and views, from tensors of which it reads at least one anyway (a SiLU-gated
+  // MLP's backward: the gate's activation times the up projection for one weight's gradient, times
+  // the incoming gradient for another's): the shared tensors read once rather than once a call.
+  void add_later_operands(const Node* call, const AliasAnalysis& aliases, std::vector<const Value*>& written,
+                          std::vector<std::pair<const Value*, Placement>>& placements);
+
   // ---- Kernels (plan_kernels.cpp) ----
 
   // Reductions that share a kernel, the results they write, and why they are not in an earlier one.

@@ -95,6 +95,37 @@ def f(x):
   EXPECT_GT(differ, 32);  // squares of random floats are rarely bf16 values
 }
 
+// A rounding whose float value is read after a matmul that reads it (a residual stream beside a
+// linear layer) stays: the value crosses the call in memory, rounded as the program says and half
+// the bytes. The one read before the matmul keeps the float value; the results are the reference's
+// where the kept rounding is what separates them.
+TEST(ElideRoundTripCasts, RoundingReadAfterAMatmul_Kept) {
+  auto f = trace(R"(
+def f(x, w):
+  # x: "cpu f32[16, 32]"
+  # w: "cpu f32[32, 32]"
+  a = prims.exp(x)
+  ab = prims.convert_element_type(a, dtypes.bfloat16)
+  af = prims.convert_element_type(ab, dtypes.float32)
+  o = prims.neg(af)
+  m = prims.matmul(o, w)
+  af2 = prims.convert_element_type(ab, dtypes.float32)
+  r = prims.add(af2, m)
+  return (r,)
+)");
+  const RewrittenFusion r = elide_round_trip_casts(*f, true);
+  ASSERT_NE(r.fusion, nullptr);
+  EXPECT_THAT(r.notes[0], HasSubstr("1 round trip(s) through bf16 or f16 keep the float value"));
+  EXPECT_THAT(r.notes[1], HasSubstr("1 round trip(s) through bf16 or f16 kept: a reader of the float value comes "
+                                    "after a matmul that reads it"));
+  EXPECT_THAT(r.notes[2], HasSubstr("elided casts: af"));
+  EXPECT_EQ(ops_of(*r.fusion), (std::vector<std::string>{"exp:[16, 32]->[16, 32] f32",
+                                                         "convert_element_type:[16, 32]->[16, 32] bf16",
+                                                         "neg:[16, 32]->[16, 32] f32", "matmul:[16, 32]->[16, 32] f32",
+                                                         "convert_element_type:[16, 32]->[16, 32] f32",
+                                                         "add:[16, 32]->[16, 32] f32"}));
+}
+
 // An input's rounding stays (a declared dtype, or a program rounding on purpose); after a
 // computed value, a chain of three casts becomes one; the rounded value, also an output, stays.
 TEST(ElideRoundTripCasts, InputRoundingKept_ChainAfterArithmeticOneCast) {

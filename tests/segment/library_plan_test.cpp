@@ -199,5 +199,57 @@ def f(x, w):
   EXPECT_THAT(r.plan.segments.at(0).note, HasSubstr("also writes m"));
 }
 
+// Operands of two matmuls computed from one tensor (a SiLU-gated MLP's backward: the gate's
+// activation times two others): one kernel writes both, reading the shared tensor once, and the
+// second call reads what it wrote.
+TEST(LibraryPlan, LaterOperandsFromASharedTensor_OneKernel) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(a, b, g, w1, w2):
+  # a: "cpu f32[16, 32]"
+  # b: "cpu f32[16, 32]"
+  # g: "cpu f32[16, 32]"
+  # w1: "cpu f32[32, 8]"
+  # w2: "cpu f32[32, 8]"
+  s = prims.neg(a)
+  e = prims.exp(s)
+  o1 = prims.mul(e, g)
+  m1 = prims.matmul(o1, w1)
+  o2 = prims.mul(e, b)
+  m2 = prims.matmul(o2, w2)
+  return (m1, m2)
+)");
+  EXPECT_EQ(r.plan.kernel_count(), 1);
+  EXPECT_EQ(count(r.plan, SegmentKind::Library), 2);
+  EXPECT_EQ(r.plan.segments.at(0).bytes_read, 3 * 16 * 32 * 4);
+  EXPECT_THAT(r.plan.segments.back().note, HasSubstr("a = o2, written by segment #0"));
+}
+
+// A float value that later kernels read, widened from a bf16 one the operand's kernel computes, is
+// written as the bf16 (half the bytes); the later kernel widens it as it reads.
+TEST(LibraryPlan, CarriedWidenedValue_WrittenNarrow) {
+  const test::PlanRun r = test::run_plan_against_reference(R"(
+def f(x, y, z, w):
+  # x: "cpu f32[16, 32]"
+  # y: "cpu f32[16, 32]"
+  # z: "cpu f32[16, 32]"
+  # w: "cpu f32[32, 32]"
+  p = prims.mul(x, y)
+  a = prims.mul(p, z)
+  ab = prims.convert_element_type(a, dtypes.bfloat16)
+  rb = prims.reshape(ab, (16, 32))
+  af = prims.convert_element_type(rb, dtypes.float32)
+  o = prims.neg(af)
+  m = prims.matmul(o, w)
+  t = prims.tanh(m)
+  r = prims.add(af, t)
+  return (r,)
+)");
+  ASSERT_EQ(r.plan.kernel_count(), 2);
+  const Segment& first = r.plan.segments.at(0);
+  EXPECT_EQ(first.bytes_written, 16 * 32 * (4 + 2));  // o in f32, the carried value in bf16
+  EXPECT_THAT(first.note, HasSubstr("also writes rb"));
+  EXPECT_EQ(r.plan.segments.at(2).bytes_read, 16 * 32 * (2 + 4));  // rb and m
+}
+
 }  // namespace
 }  // namespace vf
