@@ -77,7 +77,8 @@ def parse_args(argv=None):
                     help="the systems checked against eager first (the others are the baselines)")
     ap.add_argument("--region-runs", type=int, default=20)
     ap.add_argument("--regions-system", default="thunder+viewfuse",
-                    help="the viewfuse system whose regions are timed alone and saved (one of --systems)")
+                    help="the viewfuse system whose regions are timed alone and saved (one of --systems; "
+                         "none: no regions timed)")
     ap.add_argument("--profile", action="store_true",
                     help="one more step of each system under torch.profiler: its GPU time by kernel kind, and "
                          "its twelve costliest kernels outside viewfuse and its twelve costliest viewfuse kernels by name "
