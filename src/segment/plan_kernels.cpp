@@ -133,14 +133,11 @@ bool Planner::add_kernel_sharing_reductions(const std::vector<const Node*>& node
   auto added = [&](const Value* v) { return placement(v) || std::find(all.begin(), all.end(), v) != all.end(); };
   const std::unordered_set<const Node*> in_nodes(nodes.begin(), nodes.end());
   std::string shared, joined;
-  // Whether kernels come after this one (else it writes everything the fused part returns).
-  const bool kernels_after = std::any_of(fusion_.nodes().begin(), fusion_.nodes().end(), [&](const auto& n) {
-    return group_has(n.get()) && live_[n->id] && !in_nodes.count(n.get()) && !placement(n->output());
-  });
+  const bool more_kernels = kernels_after(in_nodes);  // else this one writes all the fused part returns
   for (const Node* r : nodes) {
     if (op_category(r->op) != OpCategory::Reduction) continue;
     for (const Value* v : r->outputs) {
-      if (!((kernels_after && needed_[v->id]) || read_after(v, in_nodes, roots)) || added(v)) continue;
+      if (!((more_kernels && needed_[v->id]) || read_after(v, in_nodes, roots)) || added(v)) continue;
       add(v);
       shared += (shared.empty() ? "" : ", ") + v->name;
     }
@@ -164,57 +161,7 @@ bool Planner::add_kernel_sharing_reductions(const std::vector<const Node*>& node
     if (std::any_of(own_reads.begin(), own_reads.end(), [&](const Value* v) { return v->is_tensor && reads.count(v); }))
       joinable.push_back(r);
   }
-  // The values `nodes` compute that the fused part returns (written here rather than computed
-  // again at the end: a forward's saved statistics and residual sums), and those later kernels
-  // read where computing one again would read more than twice its bytes (writing it once and
-  // reading it back: a residual stream's gradient between two matmuls, which each later kernel
-  // would otherwise compute from every layer's tensors before it; views and casts of placed
-  // storage read what they are). Views of such values stay views (step 4).
-  std::vector<const Value*> carried;
-  // A value widened from a narrower one `nodes` compute is carried as that one (a bf16 residual
-  // rather than its float32 copy): the later kernel widens it again as it reads it.
-  auto carry = [&](const Value* v) {
-    while (v->producer->op == OpKind::ConvertElementType && in_nodes.count(v->producer) &&
-           dtype_size(v->producer->inputs[0]->dtype) < dtype_size(v->dtype) && !added(v->producer->inputs[0]) &&
-           v->producer->inputs[0]->producer && in_nodes.count(v->producer->inputs[0]->producer))
-      v = v->producer->inputs[0];
-    if (std::find(carried.begin(), carried.end(), v) == carried.end()) carried.push_back(v);
-  };
-  for (const Node* n : kernels_after ? nodes : std::vector<const Node*>{}) {
-    if (op_category(n->op) == OpCategory::Reduction) continue;
-    for (const Value* v : n->outputs) {
-      if (!v->is_tensor || is_empty_value(v) || added(v)) continue;
-      if (!is_view_op(n->op)) {
-        if (needed_[v->id] || (read_outside(v, in_nodes) && recompute_bytes(v) > 2 * v->numel() * dtype_size(v->dtype)))
-          carry(v);
-        continue;
-      }
-      if (!needed_[v->id]) continue;
-      const Value* base = v;  // a returned view: its source, which the view then reads
-      while (in_nodes.count(base->producer) && is_view_op(base->producer->op)) base = base->producer->inputs[0];
-      if (in_nodes.count(base->producer) && op_category(base->producer->op) != OpCategory::Reduction &&
-          !added(base) && !is_empty_value(base))
-        carry(base);
-    }
-  }
-  // And the returned values a few elementwise ops beyond `nodes` that read nothing `nodes` do
-  // not (the bf16 copy of a residual sum whose float value an operand needs), with those ops.
-  for (const auto& value : kernels_after ? fusion_.values() : decltype(fusion_.values()){}) {
-    const Value* v = value.get();
-    if (!needed_[v->id] || !v->is_tensor || is_empty_value(v) || added(v) || in_nodes.count(v->producer)) continue;
-    const Value* base = v;
-    while (group_has(base->producer) && !placement(base) && is_view_op(base->producer->op)) base = base->producer->inputs[0];
-    if (added(base) || !group_has(base->producer) || !is_elementwise(base->producer->op)) continue;
-    std::unordered_set<const Node*> extra;
-    for (const Node* x : nodes_for({base}))
-      if (!in_nodes.count(x)) extra.insert(x);
-    const bool near = std::all_of(extra.begin(), extra.end(), [&](const Node* x) {
-      return is_elementwise(x->op) && std::all_of(x->inputs.begin(), x->inputs.end(), [&](const Value* in) {
-               return !in->is_tensor || in_nodes.count(in->producer) || extra.count(in->producer) || reads.count(in);
-             });
-    });
-    if (near && extra.size() <= 4) carry(base);
-  }
+  const std::vector<const Value*> carried = carried_values(nodes, in_nodes, reads, all);
   if (shared.empty() && joinable.empty() && carried.empty()) return false;
   Candidate c = make_kernel(nodes, all, placements);
   if (!c.problem.empty()) return false;
@@ -254,6 +201,66 @@ bool Planner::add_kernel_sharing_reductions(const std::vector<const Node*>& node
   c.segment.note = c.segment.note.empty() ? note : note + "; " + c.segment.note;
   commit_kernel(std::move(c.segment), placements);
   return true;
+}
+
+bool Planner::kernels_after(const std::unordered_set<const Node*>& in_nodes) const {
+  return std::any_of(fusion_.nodes().begin(), fusion_.nodes().end(), [&](const auto& n) {
+    return group_has(n.get()) && live_[n->id] && !in_nodes.count(n.get()) && !placement(n->output());
+  });
+}
+
+std::vector<const Value*> Planner::carried_values(const std::vector<const Node*>& nodes,
+                                                  const std::unordered_set<const Node*>& in_nodes,
+                                                  const std::unordered_set<const Value*>& reads,
+                                                  const std::vector<const Value*>& written) const {
+  if (!kernels_after(in_nodes)) return {};
+  auto added = [&](const Value* v) {
+    return placement(v) || std::find(written.begin(), written.end(), v) != written.end();
+  };
+  std::vector<const Value*> carried;
+  // A value widened from a narrower one `nodes` compute is carried as that one.
+  auto carry = [&](const Value* v) {
+    while (v->producer->op == OpKind::ConvertElementType && in_nodes.count(v->producer) &&
+           dtype_size(v->producer->inputs[0]->dtype) < dtype_size(v->dtype) && !added(v->producer->inputs[0]) &&
+           v->producer->inputs[0]->producer && in_nodes.count(v->producer->inputs[0]->producer))
+      v = v->producer->inputs[0];
+    if (std::find(carried.begin(), carried.end(), v) == carried.end()) carried.push_back(v);
+  };
+  for (const Node* n : nodes) {
+    if (op_category(n->op) == OpCategory::Reduction) continue;
+    for (const Value* v : n->outputs) {
+      if (!v->is_tensor || is_empty_value(v) || added(v)) continue;
+      if (!is_view_op(n->op)) {
+        if (needed_[v->id] || (read_outside(v, in_nodes) && recompute_bytes(v) > 2 * v->numel() * dtype_size(v->dtype)))
+          carry(v);
+        continue;
+      }
+      if (!needed_[v->id]) continue;
+      const Value* base = v;  // a returned view: its source, which the view then reads
+      while (in_nodes.count(base->producer) && is_view_op(base->producer->op)) base = base->producer->inputs[0];
+      if (in_nodes.count(base->producer) && op_category(base->producer->op) != OpCategory::Reduction &&
+          !added(base) && !is_empty_value(base))
+        carry(base);
+    }
+  }
+  // Returned values a few elementwise ops beyond `nodes`, reading nothing new, with those ops.
+  for (const auto& value : fusion_.values()) {
+    const Value* v = value.get();
+    if (!needed_[v->id] || !v->is_tensor || is_empty_value(v) || added(v) || in_nodes.count(v->producer)) continue;
+    const Value* base = v;
+    while (group_has(base->producer) && !placement(base) && is_view_op(base->producer->op)) base = base->producer->inputs[0];
+    if (added(base) || !group_has(base->producer) || !is_elementwise(base->producer->op)) continue;
+    std::unordered_set<const Node*> extra;
+    for (const Node* x : nodes_for({base}))
+      if (!in_nodes.count(x)) extra.insert(x);
+    const bool near = std::all_of(extra.begin(), extra.end(), [&](const Node* x) {
+      return is_elementwise(x->op) && std::all_of(x->inputs.begin(), x->inputs.end(), [&](const Value* in) {
+               return !in->is_tensor || in_nodes.count(in->producer) || extra.count(in->producer) || reads.count(in);
+             });
+    });
+    if (near && extra.size() <= 4) carry(base);
+  }
+  return carried;
 }
 
 bool Planner::read_after(const Value* v, const std::unordered_set<const Node*>& nodes,

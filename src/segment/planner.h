@@ -126,10 +126,29 @@ class Planner {
   // computing them again. It also computes, in the same pass, the other reductions that later
   // kernels need and that read a tensor `nodes` read (the partials of a norm weight's gradient
   // beside an embedding gradient's source rows), where one kernel can: then no later kernel reads
-  // those tensors again. False, committing nothing, when there is nothing to add or one kernel
-  // cannot write `roots` and what its reductions share.
+  // those tensors again; and it writes the carried_values. False, committing nothing, when there
+  // is nothing to add or one kernel cannot write `roots` and what its reductions share.
   bool add_kernel_sharing_reductions(const std::vector<const Node*>& nodes, const std::vector<const Value*>& roots,
                                      const std::vector<std::pair<const Value*, Placement>>& root_placements);
+
+  // Whether kernels come after one of `in_nodes`: some live node of the fused part outside it is
+  // not placed yet.
+  bool kernels_after(const std::unordered_set<const Node*>& in_nodes) const;
+
+  // The values a kernel of `nodes` (which reads `reads` and writes `written`) also writes for the
+  // kernels after it, where some come: those it computes that the fused part returns (a forward's
+  // saved statistics and residual sums, else computed again at the end), possibly with a few more
+  // elementwise ops that read nothing new (the bf16 copy of a residual sum whose float value an
+  // operand needs); and those later kernels read where computing one again would read more than
+  // twice its bytes (writing it once and reading it back: a residual stream's gradient between two
+  // matmuls, which each later kernel would otherwise compute from every layer's tensors before it;
+  // views and casts of placed storage read what they are). A value widened from a narrower one
+  // `nodes` compute is carried as that one (a bf16 residual rather than its float32 copy), which
+  // the later kernel widens as it reads. A returned view is carried as its source.
+  std::vector<const Value*> carried_values(const std::vector<const Node*>& nodes,
+                                           const std::unordered_set<const Node*>& in_nodes,
+                                           const std::unordered_set<const Value*>& reads,
+                                           const std::vector<const Value*>& written) const;
 
   // Whether a node of the fused part outside `nodes` that an output needs reads v: through the ops
   // of `nodes`, short of the `roots` they write.

@@ -177,8 +177,11 @@ def f(x, w1, w2, w3, w4):
   return (h4,)
 )");
   constexpr int64_t kTensor = 16 * 32 * 4;
-  for (const Segment& s : r.plan.segments)
-    if (s.kind == SegmentKind::Kernel) EXPECT_LE(s.bytes_read, 3 * kTensor) << s.note;
+  for (const Segment& s : r.plan.segments) {
+    if (s.kind == SegmentKind::Kernel) {
+      EXPECT_LE(s.bytes_read, 3 * kTensor) << s.note;
+    }
+  }
   EXPECT_EQ(count(r.plan, SegmentKind::Library), 4);
   EXPECT_EQ(r.plan.kernel_count(), 5);
 }
