@@ -50,7 +50,6 @@ Trip trip_of(const Node& n, bool drop_roundings) {
 // between them, which the value crosses in memory, in the rounded dtype where the trip is kept.
 bool read_across_a_contraction(const Fusion& fusion, const Value* x, const Value* z) {
   std::vector<char> from_x(fusion.values().size()), after_call(fusion.values().size());
-  from_x[x->id] = 1;  // (an input; else its producer's pass below sets it)
   for (const auto& n : fusion.nodes()) {  // in program order: inputs before outputs
     bool reads_x = false, after = false;
     for (const Value* in : n->inputs) {

@@ -227,29 +227,25 @@ std::vector<const Value*> Planner::carried_values(const std::vector<const Node*>
     if (std::find(carried.begin(), carried.end(), v) == carried.end()) carried.push_back(v);
   };
   for (const Node* n : nodes) {
-    if (op_category(n->op) == OpCategory::Reduction) continue;
-    for (const Value* v : n->outputs) {
-      if (!v->is_tensor || is_empty_value(v) || added(v)) continue;
-      if (!is_view_op(n->op)) {
-        if (needed_[v->id] || (read_outside(v, in_nodes) && recompute_bytes(v) > 2 * v->numel() * dtype_size(v->dtype)))
-          carry(v);
-        continue;
-      }
-      if (!needed_[v->id]) continue;
-      const Value* base = v;  // a returned view: its source, which the view then reads
-      while (in_nodes.count(base->producer) && is_view_op(base->producer->op)) base = base->producer->inputs[0];
-      if (in_nodes.count(base->producer) && op_category(base->producer->op) != OpCategory::Reduction &&
-          !added(base) && !is_empty_value(base))
-        carry(base);
-    }
+    if (op_category(n->op) == OpCategory::Reduction || is_view_op(n->op)) continue;
+    for (const Value* v : n->outputs)
+      if (v->is_tensor && !is_empty_value(v) && !added(v) && read_outside(v, in_nodes) &&
+          recompute_bytes(v) > 2 * v->numel() * dtype_size(v->dtype))
+        carry(v);
   }
-  // Returned values a few elementwise ops beyond `nodes`, reading nothing new, with those ops.
+  // Returned values (a returned view: its source, which the view then reads), computed by `nodes`
+  // or by a few elementwise ops beyond them that read nothing new (then with those ops).
   for (const auto& value : fusion_.values()) {
     const Value* v = value.get();
-    if (!needed_[v->id] || !v->is_tensor || is_empty_value(v) || added(v) || in_nodes.count(v->producer)) continue;
+    if (!needed_[v->id] || !v->is_tensor || added(v)) continue;
     const Value* base = v;
     while (group_has(base->producer) && !placement(base) && is_view_op(base->producer->op)) base = base->producer->inputs[0];
-    if (added(base) || !group_has(base->producer) || !is_elementwise(base->producer->op)) continue;
+    if (added(base) || !group_has(base->producer) || is_empty_value(base)) continue;
+    if (in_nodes.count(base->producer)) {
+      if (op_category(base->producer->op) != OpCategory::Reduction) carry(base);
+      continue;
+    }
+    if (!is_elementwise(base->producer->op)) continue;
     std::unordered_set<const Node*> extra;
     for (const Node* x : nodes_for({base}))
       if (!in_nodes.count(x)) extra.insert(x);

@@ -155,6 +155,7 @@ void Planner::add_later_operands(const Node* call, const AliasAnalysis& aliases,
   auto elementwise_only = [](const std::vector<const Node*>& nodes) {
     return std::all_of(nodes.begin(), nodes.end(), [](const Node* x) { return is_elementwise(x->op) || is_view_op(x->op); });
   };
+  auto in_written = [&](const Value* x) { return std::find(written.begin(), written.end(), x) != written.end(); };
   bool after = false;
   for (const auto& node : fusion_.nodes()) {
     const Node* m = node.get();
@@ -166,7 +167,6 @@ void Planner::add_later_operands(const Node* call, const AliasAnalysis& aliases,
       // A view's source: the view is then a layout of the buffer written here, where its strides
       // allow (a weight gradient's transposed operand).
       const Value* v = operand;
-      auto in_written = [&](const Value* x) { return std::find(written.begin(), written.end(), x) != written.end(); };
       while (!in_written(v) && v->producer && is_view_op(v->producer->op) && group_has(v->producer) && !placement(v))
         v = v->producer->inputs[0];
       if (!v->is_tensor || !group_has(v->producer) || is_empty_value(v) || placement(v) || aliases.find(v) ||
