@@ -33,7 +33,8 @@ VF_DISABLE_SCHEDULES to every CUDA schedule that can be switched off (SWITCHABLE
 each of the system's steps, so that its kernels are compiled without them (viewfuse's Thunder
 region definitions are keyed by the switches, its kernel cache by source, so the other systems
 keep theirs); "+without-NAME" switches off schedule NAME
-alone; "+with-NAME" switches on one that is off by default (VF_ENABLE_SCHEDULES: "async").
+alone; "+with-NAME" switches on one that is off by default (VF_ENABLE_SCHEDULES: "async",
+"warp-rows").
 
 Writes docs/model_steps.md, docs/model_steps.json and docs/model_steps.png (--out to elsewhere).
 --device cpu --small runs everything on tiny configs on the CPU: a check of the script.
@@ -174,7 +175,7 @@ def make_system(torch, name: str, module):
     if name.endswith("+plain"):
         return ScheduledSystem(make_system(torch, name.removesuffix("+plain"), module),
                                {"VF_DISABLE_SCHEDULES": SWITCHABLE_SCHEDULES})
-    switch = re.search(r"\+(without|with)-(\w+)$", name)
+    switch = re.search(r"\+(without|with)-([\w-]+)$", name)
     if switch:
         variable = "VF_DISABLE_SCHEDULES" if switch.group(1) == "without" else "VF_ENABLE_SCHEDULES"
         return ScheduledSystem(make_system(torch, name[:switch.start()], module), {variable: switch.group(2)})

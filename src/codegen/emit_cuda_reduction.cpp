@@ -131,7 +131,7 @@ class RowSchedule {
       ReduceStmt r;
       r.op = s.op;
       r.acc_dtype = s.dtype;
-      const std::string acc = "cacc" + std::to_string(k) + "[it]", v = "v" + std::to_string(s.value);
+      const std::string acc = column_at(k, "warp", "it", "lane"), v = "v" + std::to_string(s.value);
       // Unguarded: a position past the row's end accumulates what is never stored.
       store_override_[static_cast<int>(k)] = acc + " = (" + column_first + ") ? (" + compute_type(s.dtype) + ")" + v +
                                              " : " + reduce_combine(r, acc, v) + ";";
@@ -170,8 +170,9 @@ class RowSchedule {
         out += indent + "for (int g = 0; g < " + std::to_string(groups()) + "; ++g) pk" + k + "[g] = pf" + k + "[g];\n";
         override_[id] = from_memory(nest_.values[id].dtype, "pk" + k + "[g].e[j]");
       }
-      out += indent + "if (" + serial_var_ + " + 1 < " + serial_extent_ + ") {\n";
-      emit_prefetch(serial_var_ + " + 1", out, indent + "  ");
+      const std::string next = serial_var_ + " + " + serial_step_;
+      out += indent + "if (" + next + " < " + serial_extent_ + ") {\n";
+      emit_prefetch(next, out, indent + "  ");
       out += indent + "}\n";
     }
     if (preload_row_values_) {
@@ -217,8 +218,11 @@ class RowSchedule {
   // the rows are read one ahead in registers where `in_registers` (ReductionSchedule::prefetch),
   // else not ahead at all. Call before the serial loop, inside the chunk, with the
   // kernel's block size: declares the registers or the ring and reads the chunk's first row (or rows).
+  // Warp rows (`warps` > 0): a warp's rows are first_row, first_row + warps, ...; no ring.
   void start_prefetch(const std::string& serial_var, const std::string& serial_extent, int block, bool in_registers,
-                      std::string& out, const std::string& indent) {
+                      int warps, const std::string& first_row, std::string& out, const std::string& indent) {
+    VF_INTERNAL_CHECK(warps == 0 || !async_allowed_, "a ring of rows ahead with warp rows (", warps, " warps)");
+    serial_step_ = warps > 0 ? std::to_string(warps) : "1";
     const std::vector<char> cached = cached_;
     // Unguarded loads at addresses that no loaded value gives (nothing they need is read first).
     auto plain = [&](int id) {
@@ -283,20 +287,66 @@ class RowSchedule {
       out += indent + pack_type(nest_.values[id].dtype, v_) + " pf" + std::to_string(id) + "[" + G + "];\n";
     for (int id : prefetch_values_)
       out += indent + compute_type(nest_.values[id].dtype) + " pfv" + std::to_string(id) + ";\n";
-    out += indent + "if (" + serial_extent_ + " > 0) {\n";
-    emit_prefetch("0", out, indent + "  ");
+    out += indent + "if (" + first_row + " < " + serial_extent_ + ") {\n";
+    emit_prefetch(first_row, out, indent + "  ");
     out += indent + "}\n";
   }
   std::string column_first;  // a serial nest: the condition that the row is its chunk's first
-  // A serial nest's column stores kept in registers, cacc<k>[it], over the chunk's rows (the
-  // packed schedule): declare_columns before the chunk, flush_columns after it.
+  // A serial nest's column stores kept over the chunk's rows (the packed schedule): in registers,
+  // cacc<k>[it]; with warp rows (column_warps > 0), in shared memory, each warp's sums of its rows
+  // at vfcol<k>[warp][it][lane] (a warp's registers do not hold a row and its columns' sums:
+  // nanoGPT's norm backward spilled 404 bytes). declare_columns before the chunk, flush_columns
+  // (flush_warp_columns) after it.
   bool column_registers = false;
+  int column_warps = 0;
 
   void declare_columns(std::string& out, const std::string& indent) const {
-    for (size_t k = 0; k < nest_.stores.size(); ++k)
-      if (nest_.stores[k].column)
-        out += indent + compute_type(nest_.stores[k].dtype) + " cacc" + std::to_string(k) + "[" +
-               std::to_string(per_thread_) + "];\n";
+    for (size_t k = 0; k < nest_.stores.size(); ++k) {
+      if (!nest_.stores[k].column) continue;
+      const std::string c = compute_type(nest_.stores[k].dtype), PT = std::to_string(per_thread_);
+      out += indent + (column_warps > 0 ? "__shared__ " + c + " vfcol" + std::to_string(k) + "[" +
+                                              std::to_string(column_warps) + "][" + PT + "][32];\n"
+                                        : c + " cacc" + std::to_string(k) + "[" + PT + "];\n");
+    }
+  }
+
+  // Column store k's sum at (warp, it, lane): a register of this thread, or a slot of warp rows'
+  // shared memory.
+  std::string column_at(size_t k, const std::string& warp, const std::string& it, const std::string& lane) const {
+    const std::string K = std::to_string(k);
+    return column_warps > 0 ? "vfcol" + K + "[" + warp + "][" + it + "][" + lane + "]" : "cacc" + K + "[" + it + "]";
+  }
+
+  // Warp rows: after a barrier, the block's threads add the chunk's column sums over the warps that
+  // took rows (`rows_taken`, an expression) and store them, thread t the entries t, t + block, ...
+  // of [per_thread][32]; a second barrier frees the sums for the next chunk.
+  void flush_warp_columns(const std::string& rows_taken, std::string& out, const std::string& indent) const {
+    const std::string PT = std::to_string(per_thread_), V = std::to_string(v_), i2 = indent + "  ";
+    out += indent + "__syncthreads();\n";
+    out += indent + "for (int e = threadIdx.x; e < " + PT + " * 32; e += " + std::to_string(32 * column_warps) + ") {\n";
+    out += i2 + "const int it = e / 32, l = e % 32;\n";
+    out += i2 + "const vf_index kg = (vf_index)(((it / " + V + ") * 32 + l) * " + V + " + it % " + V + ");\n";
+    out += i2 + "if (kg >= inner) continue;\n";
+    unravel_inner("kg", i2, out);
+    std::vector<int> roots;
+    for (const StoreStmt& s : nest_.stores)
+      if (s.column) roots.push_back(s.index);
+    emit_index_defs(nest_, roots, vars_, "vf_index", i2, out);
+    for (size_t k = 0; k < nest_.stores.size(); ++k) {
+      const StoreStmt& s = nest_.stores[k];
+      if (!s.column) continue;
+      ReduceStmt r;
+      r.op = s.op;
+      r.acc_dtype = s.dtype;
+      const std::string sum = "sum" + std::to_string(k), mem = memory_type(s.dtype);
+      out += i2 + compute_type(s.dtype) + " " + sum + " = " + column_at(k, "0", "it", "l") + ";\n";
+      out += i2 + "for (int w = 1; w < " + rows_taken + "; ++w) " + sum + " = " +
+             reduce_combine(r, sum, column_at(k, "w", "it", "l")) + ";\n";
+      out += i2 + "((" + mem + "*)" + field_name(s.param) + ")[" + index_ref(nest_, s.index, vars_) + "] = " +
+             (is_half(s.dtype) ? store_value(s.dtype, sum) : "(" + mem + ")" + sum) + ";\n";
+    }
+    out += indent + "}\n";
+    out += indent + "__syncthreads();\n";
   }
 
   // Stores each column store's registers at its columns, those inside the row.
@@ -547,6 +597,7 @@ class RowSchedule {
   bool preload_row_values_;
   bool async_allowed_;
   std::string serial_var_, serial_extent_;               // set by start_prefetch
+  std::string serial_step_ = "1";                        // the rows from a team's row to its next
   std::vector<int> prefetch_packs_, prefetch_values_;  // read one row ahead
   int stages_ = 0;                                     // > 0: the rows of the ring (async_prefetch)
   std::unordered_map<int, std::string> override_, store_override_;
@@ -578,6 +629,9 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
   out += "    const vf_i64 rows = " + rows + ";\n";
   out += "    const vf_index inner = (vf_index)(" + count + ");\n";
   const bool sliced = schedule.reduction.slices > 0;
+  const int warps = schedule.reduction.warps;  // > 0: warp rows, a block per chunk
+  VF_INTERNAL_CHECK(warps == 0 || (nest.serial && team == 32), "warp rows in a nest of team ", team,
+                    nest.serial ? "" : ", not serial");
   if (sliced) {  // a tile of 32 neighbouring rows per pass, a warp per slice of their elements
     out += "    const int lane = threadIdx.x / 32;\n";
   } else {
@@ -599,6 +653,10 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
     out += "      const vf_i64 row_at = tile * 32 + threadIdx.x % 32;\n";
     out += "      const bool row_in = row_at < rows;\n";
     out += "      const vf_i64 row = row_in ? row_at : rows - 1;\n";
+  } else if (warps > 0) {
+    out += "    (void)teams;\n";
+    out += "    const int warp = threadIdx.x / 32;\n";
+    out += "    for (vf_i64 row = blockIdx.x; row < rows; row += gridDim.x) {\n";
   } else {
     out += "    for (vf_i64 row = (vf_i64)blockIdx.x * (blockDim.x / " + T + ") + threadIdx.x / " + T +
            "; row < rows; row += teams" + (nest.serial ? "" : ", parity ^= 1") + ") {\n";
@@ -616,6 +674,7 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
   RowSchedule strided(nest, em, vars, p, team, ReductionSchedule{});
   rs.sliced = strided.sliced = sliced;
   const std::string serial_var = nest.serial ? vars[rank - 1] : "";
+  const std::string serial_extent = nest.serial ? p + "s" + std::to_string(rank - 1) : "";
   if (nest.serial) rs.column_first = strided.column_first = serial_var + " == 0";
   // The alignment of every packed address of the row, into `flag`: the row's first element (v
   // divides the row) and, for an address that divides the reduced var by c (a split by a
@@ -647,16 +706,27 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
   // 2,304-column bias gradient's generic kernel (400 bytes at four rows).
   const int unroll_rows = nest.reductions.empty()
                               ? std::clamp(32 / std::max(1, schedule.reduction.load_registers), 1, 4) : 1;
-  auto rows_of_chunk = [&](const std::string& indent, const std::function<void(const std::string&)>& body) {
+  // With warp rows, `split` says whether the block's warps share the chunk's rows (rows warp,
+  // warp + warps, ...), else warp 0 takes them all (the loops whose columns are stored row by row).
+  auto rows_of_chunk = [&](const std::string& indent, const std::function<void(const std::string&)>& body,
+                           bool split = false) {
     if (!nest.serial) {
       body(indent);
       return;
     }
+    std::string in = indent;
+    if (warps > 0 && !split) {
+      out += indent + "if (warp == 0) {\n";
+      in += "  ";
+    }
+    const bool shared = warps > 0 && split;
+    const std::string first = shared ? "warp" : "0", step = std::to_string(warps);
     if (unroll_rows > 1) out += "#pragma unroll " + std::to_string(unroll_rows) + "\n";
-    out += indent + "for (vf_index " + serial_var + " = 0; " + serial_var + " < " + p + "s" + std::to_string(rank - 1) +
-           "; ++" + serial_var + ", parity ^= 1) {\n";
-    body(indent + "  ");
-    out += indent + "}\n";
+    out += in + "for (vf_index " + serial_var + " = " + first + "; " + serial_var + " < " + serial_extent + "; " +
+           (shared ? serial_var + " += " + step : "++" + serial_var) + ", parity ^= 1) {\n";
+    body(in + "  ");
+    out += in + "}\n";
+    if (warps > 0 && !split) out += indent + "}\n";
   };
   auto emit_row = [&](RowSchedule& schedule, const std::string& indent) {
     const auto saved = em.save();
@@ -681,12 +751,17 @@ void emit_cuda_reduction_nest(const LoopNest& nest, int n, const NestSchedule& s
     out += "      }\n";
     out += "      if (chunk_aligned) {\n";
     rs.column_registers = true;
+    rs.column_warps = warps;
+    if (warps > 0) rs.column_first = serial_var + " == warp";
     rs.declare_columns(out, "        ");
     if (schedule.reduction.prefetch || schedule.reduction.async_prefetch)
-      rs.start_prefetch(serial_var, p + "s" + std::to_string(rank - 1), kabi.block_size, schedule.reduction.prefetch,
-                        out, "        ");
-    rows_of_chunk("        ", [&](const std::string& in) { emit_row(rs, in); });
-    rs.flush_columns(out, "        ");
+      rs.start_prefetch(serial_var, serial_extent, kabi.block_size, schedule.reduction.prefetch, warps,
+                        warps > 0 ? "warp" : "0", out, "        ");
+    rows_of_chunk("        ", [&](const std::string& in) { emit_row(rs, in); }, true);
+    if (warps > 0)
+      rs.flush_warp_columns("(int)min((vf_index)" + std::to_string(warps) + ", " + serial_extent + ")", out, "        ");
+    else
+      rs.flush_columns(out, "        ");
     out += "      } else {\n";
     rows_of_chunk("        ", [&](const std::string& in) { emit_row(strided, in); });
     out += "      }\n";

@@ -197,6 +197,7 @@ std::string tile_text(const TileSchedule& t) {
 std::string reduction_text(const ReductionSchedule& r, int team) {
   if (r.slices > 0) return "tiles of 32 rows, a lane per row and " + std::to_string(r.slices) + " slice(s) of its elements";
   std::string s = "team of " + std::to_string(team);
+  if (r.warps > 0) s += ", warp rows (" + std::to_string(r.warps) + " warps a chunk)";
   if (r.per_thread == 0) return s + ", a strided loop over the row";
   s += ", " + std::to_string(r.per_thread) + " elements a thread in registers in groups of " + std::to_string(r.vec) +
        " (packed loads " + flagged(r.packed, "v") + ", cached " + flagged(r.cached, "v") + ", of them preloaded " +

@@ -83,6 +83,11 @@ struct ReductionSchedule {
   // asynchronously (cp.async), where it fits (emit_cuda_reduction.cpp chooses the depth), with
   // or without prefetch (which says whether they fit in registers instead).
   bool async_prefetch = false;
+  // A serial nest of warp rows (> 0; switchable "warp-rows", schedule_cuda.cpp): a block of 32 x
+  // warps threads takes a chunk, warp w its rows w, w + warps, ... (a team of 32: no block barrier
+  // per row), each thread keeping its columns' sums of the warp's rows in registers; the warps'
+  // sums are added through shared memory at the chunk's end (emit_cuda_reduction.cpp).
+  int warps = 0;
 };
 
 struct NestSchedule {

@@ -120,19 +120,42 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
   }
   // "deep" (switchable): about four groups a thread, else one (the team four times as wide).
   const int groups_per_thread = schedule_enabled("deep") ? 4 : 1;
-  constexpr int kMaxGroups = 8, kMaxTeam = 1024, kRegisters = 64;
+  constexpr int kMaxGroups = 8, kMaxTeam = 1024, kRegisters = 64, kWarpRowsWarps = 4;
+  // The groups of vec elements a thread of a team of `team` threads takes, rounded up to a power
+  // of two unless `exact`, and the registers the row's loads take in it, were they all kept.
+  auto row_in_registers = [&](int team, bool exact, int64_t& groups, int64_t& registers) {
+    groups = 1;
+    while (groups * team * vec < n.inner) groups *= 2;
+    if (exact) groups = std::max<int64_t>(1, (n.inner + team * vec - 1) / (team * vec));
+    registers = 0;
+    for (const ValueExpr& e : nest.values)
+      if (e.op == ValueOp::Load && nest.index_uses_vars_from(e.index, static_cast<int64_t>(rank)))
+        registers += groups * vec * (use[e.index] == VarUse::Unit && load_in_bounds(e) ? dtype_size(e.dtype) : 4) / 4;
+    return n.inner > 0 && groups <= kMaxGroups && registers <= kRegisters;
+  };
+  int64_t groups = 0, registers = 0;
+  // Warp rows ("warp-rows", switchable): a serial nest with row reductions whose row fits a warp's
+  // registers takes a warp per row, four rows of the chunk at once in a block of 128 threads
+  // (ReductionSchedule::warps; the groups not rounded up, which would take registers for nothing).
+  // A team of 128 per row holds 128 threads' registers for one row in flight and meets at a block
+  // barrier for each row reduction; four warps hold four rows in the same registers. (Without row
+  // reductions, a bias gradient's column sums alone, the team of 128 takes up to four rows at once.)
+  if (nest.serial && !nest.reductions.empty() && schedule_enabled("warp-rows") &&
+      row_in_registers(32, true, groups, registers)) {
+    n.team = 32;
+    r.vec = vec;
+    r.per_thread = static_cast<int32_t>(groups * vec);
+    r.load_registers = static_cast<int>(registers);
+    r.registers = 128;  // the row and the chunk's column sums, 4 blocks of 128 per multiprocessor
+    r.warps = kWarpRowsWarps;
+    return;
+  }
   // A serial nest's team is a whole block of at least 128 threads: its teams are its chunks (about
   // 512, passes/split_column_reductions.h), which alone must fill the machine; warps of a block
   // of 256 threads would leave most multiprocessors idle.
   int team = nest.serial ? 128 : 32;
   while (team < kMaxTeam && int64_t{team} * vec * groups_per_thread < n.inner) team *= 2;
-  int64_t groups = 1;
-  while (groups * team * vec < n.inner) groups *= 2;
-  int64_t registers = 0;  // 32-bit registers the row's loads take, were they all kept
-  for (const ValueExpr& e : nest.values)
-    if (e.op == ValueOp::Load && nest.index_uses_vars_from(e.index, static_cast<int64_t>(rank)))
-      registers += groups * vec * (use[e.index] == VarUse::Unit && load_in_bounds(e) ? dtype_size(e.dtype) : 4) / 4;
-  if (n.inner > 0 && groups <= kMaxGroups && registers <= kRegisters) {
+  if (row_in_registers(team, false, groups, registers)) {
     n.team = team;
     r.vec = vec;
     r.per_thread = static_cast<int32_t>(groups * vec);
@@ -197,10 +220,12 @@ void choose_row_registers(const LoopNest& nest, const std::vector<AbiField>& fie
   // (nanoGPT's at 36% of DRAM bandwidth, Llama's at 50%, a quarter of the threads resident).
   // Without registers to spare, a ring may still fit (Llama's norm backward, whose rows held twice
   // in registers spilled).
-  r.async_prefetch = nest.serial && schedule_enabled("prefetch") && schedule_enabled("async");
+  r.async_prefetch = nest.serial && r.warps == 0 && schedule_enabled("prefetch") && schedule_enabled("async");
   r.preloaded.assign(nest.values.size(), 0);
   r.preload_row_values = schedule_enabled("preload");
-  if (!r.preload_row_values || 2 * r.load_registers >= r.registers) return;
+  // Warp rows preload none: the other warps' rows are in flight while a row's later loops read
+  // (nanoGPT's norm backward spilled 48 bytes with its input preloaded, none without).
+  if (!r.preload_row_values || r.warps > 0 || 2 * r.load_registers >= r.registers) return;
   for (size_t id = 0; id < nest.values.size(); ++id) {
     if (!r.packed[id] || ready[id] != 0 || needs[0][id]) continue;
     bool later = false;
@@ -429,7 +454,8 @@ void choose_launch(const KernelIR& ir, KernelSchedule& s) {
     if (s.nests[n].kind != NestKind::Reduction) continue;
     AbiNest& abi = s.abi.nests[n];  // 64K registers per multiprocessor; a row per team
     s.abi.blocks_per_sm = std::max(1, 65536 / (s.abi.block_size * s.nests[n].reduction.registers));
-    abi.grain = std::max(1, s.abi.block_size / std::max(1, abi.team));
+    // Warp rows: a block per chunk.
+    abi.grain = s.nests[n].reduction.warps > 0 ? 1 : std::max(1, s.abi.block_size / std::max(1, abi.team));
     return;
   }
   auto is = [&](NestKind k) {
@@ -511,6 +537,8 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir) {
     choose_row_registers(ir.nests[n], s.abi.fields, nest.reduction);
     if (nest.reduction.slices > 0)
       s.abi.block_size = 32 * nest.reduction.slices;
+    else if (nest.reduction.warps > 0)
+      s.abi.block_size = 32 * nest.reduction.warps;
     else if (s.abi.nests[n].team > 32)
       s.abi.block_size = s.abi.nests[n].team;
   }
@@ -575,7 +603,8 @@ bool listed(const char* variable, std::string_view name) {
 }  // namespace
 
 bool schedule_enabled(std::string_view name) {
-  if (name == "async") return listed("VF_ENABLE_SCHEDULES", name) && !listed("VF_DISABLE_SCHEDULES", name);
+  if (name == "async" || name == "warp-rows")
+    return listed("VF_ENABLE_SCHEDULES", name) && !listed("VF_DISABLE_SCHEDULES", name);
   return !listed("VF_DISABLE_SCHEDULES", name);
 }
 

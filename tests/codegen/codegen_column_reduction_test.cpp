@@ -2,7 +2,8 @@
 // the rows' other work, against the reference executor on the CPU and, where there is a GPU, on
 // CUDA: every op, dtypes, column extents on both of CUDA's row loops (registers and strided),
 // rows whose alignment alternates, several column dims; beside row reductions and full-shape
-// outputs (a norm's backward, with and without the ring of rows ahead in shared memory); and planned from a plain reduction over the leading dims
+// outputs (a norm's backward, with and without the ring of rows ahead in shared memory); a warp per
+// row (warp rows); and planned from a plain reduction over the leading dims
 // (passes/split_column_reductions.h).
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
@@ -134,6 +135,45 @@ TEST_P(ColumnReductions, NormBackwardRing_SameValuesWithAndWithout) {
   for (size_t o = 0; o < outs[0].size(); ++o) {
     const Comparison c = compare_tensors(outs[0][o], outs[1][o], Tolerance{});
     EXPECT_TRUE(c.ok) << "output " << f->outputs()[o]->name << ": " << c.first_mismatch;
+  }
+}
+
+// Warp rows (schedule "warp-rows", VF_ENABLE_SCHEDULES; ReductionSchedule::warps): a warp per row,
+// four rows of a chunk at once, the warps' column sums added in shared memory at the chunk's end.
+// x [R, C] with a row sum, a full-shape output that reads it and the chunks' column sums: chunks
+// of fewer rows than warps (warps without rows), of a number of rows that four does not divide,
+// rows of one partial group and of three groups a lane, and rows of alternating alignment (the
+// chunk walked by warp 0 alone, the strided loop).
+TEST_P(ColumnReductions, WarpRows_MatchReference) {
+  struct Case {
+    int64_t rows, chunk, columns, stride;
+    DType dtype;
+  };
+  const Case cases[] = {{64, 8, 40, 40, DType::BFloat16}, {48, 2, 64, 64, DType::Float32},
+                        {60, 6, 768, 768, DType::BFloat16}, {96, 3, 256, 256, DType::Float32},
+                        {64, 8, 40, 44, DType::BFloat16}};
+  const test::ScopedEnv env("VF_ENABLE_SCHEDULES", "warp-rows");
+  uint64_t seed = 940;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.rows) + " rows of " + std::to_string(c.columns) + " (stride " +
+                 std::to_string(c.stride) + ") in chunks of " + std::to_string(c.chunk));
+    auto f = std::make_shared<Fusion>();
+    Value* x = f->add_tensor_input("x", c.dtype, {c.rows, c.columns});
+    Value* wide = c.dtype == DType::Float32 ? x : f->add(OpKind::ConvertElementType, {x}, CastAttrs{DType::Float32});
+    Value* row_sum = f->add(OpKind::Sum, {wide}, DimsAttrs{{1}});
+    f->add_output(row_sum);
+    f->add_output(f->add(OpKind::Mul, {wide, f->add(OpKind::BroadcastInDim, {row_sum},
+                                                    BroadcastAttrs{{c.rows, c.columns}, {0}})}));
+    Value* chunks = f->add(OpKind::Reshape, {wide}, ReshapeAttrs{{c.rows / c.chunk, c.chunk, c.columns}});
+    f->add_output(f->add(OpKind::Sum, {chunks}, DimsAttrs{{1}}));
+    const HostTensor base = random_tensor(c.dtype, {c.rows, c.stride}, seed++);
+    const HostTensor input =
+        HostTensor::view_of(c.dtype, Layout{{c.rows, c.columns}, {c.stride, 1}, 0}, base.storage());
+    const Plan plan = check(f, {input}, c.columns);
+    ASSERT_EQ(plan.kernel_count(), 1);
+    ASSERT_TRUE(plan.segments[0].kernel->nests[0].serial);
+    const GeneratedKernel k = generate_kernel(plan.segments[0].spec, *plan.segments[0].kernel, Target::Cuda);
+    EXPECT_THAT(k.source, HasSubstr("const int warp = threadIdx.x / 32;"));
   }
 }
 

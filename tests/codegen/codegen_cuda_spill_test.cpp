@@ -14,6 +14,7 @@
 
 #include "codegen/generate_kernel.h"
 #include "codegen_test_util.h"
+#include "frontend/trace_reader.h"
 #include "ir/ir.h"
 #include "runtime/nvrtc_compiler.h"
 #include "segment/plan_fusion.h"
@@ -186,6 +187,24 @@ TEST(CudaSpills, BenchmarkKernels_AtMostRecorded) {
     std::printf("%-22s %lld bytes of spill stores\n", c.name, static_cast<long long>(bytes));
     EXPECT_LE(bytes, c.allowed_bytes) << c.name;
   }
+}
+
+// nanoGPT's layer norm backward with its weight's and bias's column sums (tests/segment/
+// model_regions/nanogpt_012.py, rows of 768 bf16) under warp rows (schedule "warp-rows"): its
+// first kernel fits 128 registers with no spill. With its input preloaded it spilled 48 bytes.
+TEST(CudaSpills, WarpRowsNormBackward_None) {
+  ASSERT_TRUE(kNvrtcCacheOff) << "could not set CUDA_CACHE_DISABLE";
+  VF_TEST_REQUIRE_NVRTC();
+  const test::ScopedEnv env("VF_ENABLE_SCHEDULES", "warp-rows");
+  const Fusion f = read_trace_file(std::string(VF_SOURCE_DIR) + "/tests/segment/model_regions/nanogpt_012.py");
+  const Plan plan = plan_fusion(f, contiguous_input_layouts(f), {});
+  ASSERT_EQ(plan.segments[0].kind, SegmentKind::Kernel);
+  const GeneratedKernel k = generate_kernel(plan.segments[0].spec, Target::Cuda);
+  ASSERT_NE(k.source.find("const int warp = threadIdx.x / 32;"), std::string::npos) << "not warp rows";
+  NvrtcOptions options;
+  options.ptxas_report = true;
+  const CompiledCuda compiled = nvrtc_compile(k.source, "warp_rows", 9, 0, options);
+  EXPECT_EQ(test::ptxas_spill_store_bytes(compiled.log), 0) << compiled.log;
 }
 
 }  // namespace
