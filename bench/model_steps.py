@@ -34,7 +34,7 @@ each of the system's steps, so that its kernels are compiled without them (viewf
 region definitions are keyed by the switches, its kernel cache by source, so the other systems
 keep theirs); "+without-NAME" switches off schedule NAME
 alone; "+with-NAME" switches on one that is off by default (VF_ENABLE_SCHEDULES: "async",
-"warp-rows").
+"warp-rows", "exact-groups"); several add up.
 
 Writes docs/model_steps.md, docs/model_steps.json and docs/model_steps.png (--out to elsewhere).
 --device cpu --small runs everything on tiny configs on the CPU: a check of the script.
@@ -176,9 +176,12 @@ def make_system(torch, name: str, module):
         return ScheduledSystem(make_system(torch, name.removesuffix("+plain"), module),
                                {"VF_DISABLE_SCHEDULES": SWITCHABLE_SCHEDULES})
     switch = re.search(r"\+(without|with)-([\w-]+)$", name)
-    if switch:
+    if switch:  # switches add up: thunder+viewfuse+with-a+with-b enables a and b
         variable = "VF_DISABLE_SCHEDULES" if switch.group(1) == "without" else "VF_ENABLE_SCHEDULES"
-        return ScheduledSystem(make_system(torch, name[:switch.start()], module), {variable: switch.group(2)})
+        inner = make_system(torch, name[:switch.start()], module)
+        environment = dict(inner.environment) if isinstance(inner, ScheduledSystem) else {}
+        environment[variable] = ",".join(filter(None, [environment.get(variable, ""), switch.group(2)]))
+        return ScheduledSystem(inner.fn if isinstance(inner, ScheduledSystem) else inner, environment)
 
     if name == "eager":
         return module

@@ -155,7 +155,7 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
   // of 256 threads would leave most multiprocessors idle.
   int team = nest.serial ? 128 : 32;
   while (team < kMaxTeam && int64_t{team} * vec * groups_per_thread < n.inner) team *= 2;
-  if (row_in_registers(team, false, groups, registers)) {
+  if (row_in_registers(team, schedule_enabled("exact-groups"), groups, registers)) {
     n.team = team;
     r.vec = vec;
     r.per_thread = static_cast<int32_t>(groups * vec);
@@ -603,7 +603,7 @@ bool listed(const char* variable, std::string_view name) {
 }  // namespace
 
 bool schedule_enabled(std::string_view name) {
-  if (name == "async" || name == "warp-rows")
+  if (name == "async" || name == "warp-rows" || name == "exact-groups")
     return listed("VF_ENABLE_SCHEDULES", name) && !listed("VF_DISABLE_SCHEDULES", name);
   return !listed("VF_DISABLE_SCHEDULES", name);
 }
