@@ -33,8 +33,8 @@ VF_DISABLE_SCHEDULES to every CUDA schedule that can be switched off (SWITCHABLE
 each of the system's steps, so that its kernels are compiled without them (viewfuse's Thunder
 region definitions are keyed by the switches, its kernel cache by source, so the other systems
 keep theirs); "+without-NAME" switches off schedule NAME
-alone; "+with-NAME" switches on one that is off by default (VF_ENABLE_SCHEDULES: "async",
-"warp-rows", "exact-groups"); several add up.
+alone; "+with-NAME" switches on one that is off by default (VF_ENABLE_SCHEDULES: "async"); several
+add up (thunder+viewfuse+without-warp-rows+without-exact-groups).
 
 Writes docs/model_steps.md, docs/model_steps.json and docs/model_steps.png (--out to elsewhere).
 --device cpu --small runs everything on tiny configs on the CPU: a check of the script.
@@ -156,7 +156,7 @@ VIEWFUSE_MODIFIERS = {"+matmul": {"vf_matmul": True}, "-matmul": {"vf_matmul": F
                       "-epilogues": {"vf_matmul_epilogues": False}, "+attention": {"vf_attention": True},
                       "-attention": {"vf_attention": False}, "+consecutive": {"fusion_type": "consecutive"},
                       "+dataflow": {"fusion_type": "dataflow"}}
-SWITCHABLE_SCHEDULES = "sliced,preload,prefetch,deep,compact"  # codegen/schedule_cuda.h schedule_enabled
+SWITCHABLE_SCHEDULES = "sliced,preload,prefetch,deep,warp-rows,exact-groups,compact"  # codegen/schedule_cuda.h schedule_enabled
 
 
 class ScheduledSystem:

@@ -70,13 +70,16 @@ bool calls_math_function(OpKind fn) {
 // loads). Of fewer rows (at least 32, below 32K), with only row stores and the schedule "sliced"
 // (schedule_enabled): a lane per row of a tile of 32 and warps splitting the rows' elements.
 //
-// Otherwise a team of threads takes a row (a serial nest: a chunk of rows, in order), each thread v
-// consecutive elements at a time (v fills 16 bytes of the widest dtype that moves with unit stride
-// in groups of v along the one reduced dim, and divides that dim), about four groups of v per
-// thread: a warp for short rows (a serial nest: a block of 128), up to a block of 1024 threads. A row of at most 8 groups per thread whose loads fit 64 registers stays
-// in registers (read once, every load in flight at once; the group count is rounded up to a power
-// of two, so that one kernel serves a range of row lengths); a longer one is looped over by a
-// block of 512 threads.
+// Otherwise a team of threads takes a row (a serial nest: a chunk of rows, in order; with row
+// reductions, a warp per row where the row fits, "warp-rows" below), each thread v consecutive
+// elements at a time (v fills 16 bytes of the widest dtype that moves with unit stride in groups
+// of v along the one reduced dim, and divides that dim), about four groups of v per thread: a warp
+// for short rows (a serial nest: a block of 128), up to a block of 1024 threads. A row of at most
+// 8 groups per thread whose loads fit 64 registers stays in registers (read once, every load in
+// flight at once); a longer one is looped over by a block of 512 threads. The groups are as many
+// as the row needs ("exact-groups"; switched off, rounded up to a power of two, so that one kernel
+// serves a range of row lengths: nanoGPT's rows of 768 took four groups where three hold them, and
+// its layer norm's loads a third more registers, half the blocks resident).
 void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiNest& n, ReductionSchedule& r) {
   if (!n.inner_reduced && n.rows >= 32 * 1024) {
     n.team = 1;
@@ -603,8 +606,7 @@ bool listed(const char* variable, std::string_view name) {
 }  // namespace
 
 bool schedule_enabled(std::string_view name) {
-  if (name == "async" || name == "warp-rows" || name == "exact-groups")
-    return listed("VF_ENABLE_SCHEDULES", name) && !listed("VF_DISABLE_SCHEDULES", name);
+  if (name == "async") return listed("VF_ENABLE_SCHEDULES", name) && !listed("VF_DISABLE_SCHEDULES", name);
   return !listed("VF_DISABLE_SCHEDULES", name);
 }
 

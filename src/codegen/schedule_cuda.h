@@ -18,11 +18,13 @@ KernelSchedule schedule_cuda(const KernelSpec& spec, const KernelIR& ir);
 
 // Whether the reduction schedule `name` is on: "sliced" (ReductionSchedule::slices), "preload"
 // (preloaded and preload_row_values), "prefetch" (prefetch), "async" (async_prefetch), "deep"
-// (about four groups of a row a thread in a team, against one in a team four times as wide), and
-// one that planning reads, "compact" (PlanOptions::compact_scatters). Each is on
-// unless the environment variable VF_DISABLE_SCHEDULES (a comma-separated list, read at each
-// scheduling) names it, the A/B switch for measuring them; but "async" is off unless
-// VF_ENABLE_SCHEDULES names it: the model steps' kernels took the same time with it (docs/design.md).
+// (about four groups of a row a thread in a team, against one in a team four times as wide),
+// "warp-rows" (warps: a warp per row of a serial nest), "exact-groups" (a row's groups a thread
+// not rounded up to a power of two), and one that planning reads, "compact"
+// (PlanOptions::compact_scatters). Each is on unless the environment variable
+// VF_DISABLE_SCHEDULES (a comma-separated list, read at each scheduling) names it, the A/B switch
+// for measuring them; but "async" is off unless VF_ENABLE_SCHEDULES names it: the model steps'
+// kernels took the same time with it (docs/design.md).
 bool schedule_enabled(std::string_view name);
 
 }  // namespace vf

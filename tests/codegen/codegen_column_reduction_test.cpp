@@ -138,7 +138,7 @@ TEST_P(ColumnReductions, NormBackwardRing_SameValuesWithAndWithout) {
   }
 }
 
-// Warp rows (schedule "warp-rows", VF_ENABLE_SCHEDULES; ReductionSchedule::warps): a warp per row,
+// Warp rows (schedule "warp-rows"; ReductionSchedule::warps): a warp per row,
 // four rows of a chunk at once, the warps' column sums added in shared memory at the chunk's end.
 // x [R, C] with a row sum, a full-shape output that reads it and the chunks' column sums: chunks
 // of fewer rows than warps (warps without rows), of a number of rows that four does not divide,
@@ -152,7 +152,7 @@ TEST_P(ColumnReductions, WarpRows_MatchReference) {
   const Case cases[] = {{64, 8, 40, 40, DType::BFloat16}, {48, 2, 64, 64, DType::Float32},
                         {60, 6, 768, 768, DType::BFloat16}, {96, 3, 256, 256, DType::Float32},
                         {64, 8, 40, 44, DType::BFloat16}};
-  const test::ScopedEnv env("VF_ENABLE_SCHEDULES", "warp-rows");
+  const test::ScopedEnv env("VF_DISABLE_SCHEDULES", "");
   uint64_t seed = 940;
   for (const Case& c : cases) {
     SCOPED_TRACE(std::to_string(c.rows) + " rows of " + std::to_string(c.columns) + " (stride " +

@@ -191,11 +191,12 @@ TEST(CudaSpills, BenchmarkKernels_AtMostRecorded) {
 
 // nanoGPT's layer norm backward with its weight's and bias's column sums (tests/segment/
 // model_regions/nanogpt_012.py, rows of 768 bf16) under warp rows (schedule "warp-rows"): its
-// first kernel fits 128 registers with no spill. With its input preloaded it spilled 48 bytes.
+// first kernel fits 128 registers with no spill. With its input preloaded it spilled 48 bytes, with
+// its column sums in registers 404.
 TEST(CudaSpills, WarpRowsNormBackward_None) {
   ASSERT_TRUE(kNvrtcCacheOff) << "could not set CUDA_CACHE_DISABLE";
   VF_TEST_REQUIRE_NVRTC();
-  const test::ScopedEnv env("VF_ENABLE_SCHEDULES", "warp-rows");
+  const test::ScopedEnv env("VF_DISABLE_SCHEDULES", "");
   const Fusion f = read_trace_file(std::string(VF_SOURCE_DIR) + "/tests/segment/model_regions/nanogpt_012.py");
   const Plan plan = plan_fusion(f, contiguous_input_layouts(f), {});
   ASSERT_EQ(plan.segments[0].kind, SegmentKind::Kernel);
