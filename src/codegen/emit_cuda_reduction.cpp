@@ -328,23 +328,18 @@ class RowSchedule {
     out += i2 + "const vf_index kg = (vf_index)(((it / " + V + ") * 32 + l) * " + V + " + it % " + V + ");\n";
     out += i2 + "if (kg >= inner) continue;\n";
     unravel_inner("kg", i2, out);
-    std::vector<int> roots;
-    for (const StoreStmt& s : nest_.stores)
-      if (s.column) roots.push_back(s.index);
-    emit_index_defs(nest_, roots, vars_, "vf_index", i2, out);
-    for (size_t k = 0; k < nest_.stores.size(); ++k) {
-      const StoreStmt& s = nest_.stores[k];
-      if (!s.column) continue;
-      ReduceStmt r;
-      r.op = s.op;
-      r.acc_dtype = s.dtype;
-      const std::string sum = "sum" + std::to_string(k), mem = memory_type(s.dtype);
-      out += i2 + compute_type(s.dtype) + " " + sum + " = " + column_at(k, "0", "it", "l") + ";\n";
-      out += i2 + "for (int w = 1; w < " + rows_taken + "; ++w) " + sum + " = " +
-             reduce_combine(r, sum, column_at(k, "w", "it", "l")) + ";\n";
-      out += i2 + "((" + mem + "*)" + field_name(s.param) + ")[" + index_ref(nest_, s.index, vars_) + "] = " +
-             (is_half(s.dtype) ? store_value(s.dtype, sum) : "(" + mem + ")" + sum) + ";\n";
-    }
+    store_columns(
+        [&](size_t k, const StoreStmt& s) {
+          ReduceStmt r;
+          r.op = s.op;
+          r.acc_dtype = s.dtype;
+          const std::string sum = "sum" + std::to_string(k);
+          out += i2 + compute_type(s.dtype) + " " + sum + " = " + column_at(k, "0", "it", "l") + ";\n";
+          out += i2 + "for (int w = 1; w < " + rows_taken + "; ++w) " + sum + " = " +
+                 reduce_combine(r, sum, column_at(k, "w", "it", "l")) + ";\n";
+          return sum;
+        },
+        i2, out);
     out += indent + "}\n";
     out += indent + "__syncthreads();\n";
   }
@@ -361,19 +356,7 @@ class RowSchedule {
     out += i2 + "for (int j = 0; j < " + V + "; ++j) {\n";
     out += i4 + "const int it = g * " + V + " + j;\n";
     unravel_inner("kg + j", i4, out);
-    std::vector<int> roots;
-    for (const StoreStmt& s : nest_.stores)
-      if (s.column) roots.push_back(s.index);
-    emit_index_defs(nest_, roots, vars_, "vf_index", i4, out);
-    for (size_t k = 0; k < nest_.stores.size(); ++k) {
-      const StoreStmt& s = nest_.stores[k];
-      if (!s.column) continue;
-      const std::string mem = memory_type(s.dtype);
-      out += i4 + "((" + mem + "*)" + field_name(s.param) + ")[" + index_ref(nest_, s.index, vars_) + "] = " +
-             (is_half(s.dtype) ? store_value(s.dtype, "cacc" + std::to_string(k) + "[it]")
-                               : "(" + mem + ")cacc" + std::to_string(k) + "[it]") +
-             ";\n";
-    }
+    store_columns([&](size_t k, const StoreStmt&) { return "cacc" + std::to_string(k) + "[it]"; }, i4, out);
     out += i2 + "}\n";
     out += indent + "}\n";
     out += indent + "}\n";
@@ -381,6 +364,23 @@ class RowSchedule {
 
  private:
   int groups() const { return per_thread_ / v_; }
+
+  // At a column whose inner vars are defined: each column store's element set to value(k, store),
+  // an expression (value may first write the lines that define it).
+  void store_columns(const std::function<std::string(size_t, const StoreStmt&)>& value, const std::string& indent,
+                     std::string& out) const {
+    std::vector<int> roots;
+    for (const StoreStmt& s : nest_.stores)
+      if (s.column) roots.push_back(s.index);
+    emit_index_defs(nest_, roots, vars_, "vf_index", indent, out);
+    for (size_t k = 0; k < nest_.stores.size(); ++k) {
+      const StoreStmt& s = nest_.stores[k];
+      if (!s.column) continue;
+      const std::string v = value(k, s), mem = memory_type(s.dtype);
+      out += indent + "((" + mem + "*)" + field_name(s.param) + ")[" + index_ref(nest_, s.index, vars_) + "] = " +
+             (is_half(s.dtype) ? store_value(s.dtype, v) : "(" + mem + ")" + v) + ";\n";
+    }
+  }
 
   void unravel_inner(const std::string& from, const std::string& indent, std::string& out) const {
     const size_t rank = nest_.extents.size(), inner = nest_.inner_extents.size();
