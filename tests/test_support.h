@@ -61,8 +61,15 @@ class ScopedEnv {
   bool had_ = false;
 };
 
+// NVRTC 12.9 and later can answer a compile from the driver's cache (CUDA_CACHE_DISABLE turns it
+// off); a program found there never reaches ptxas and its log has no report. On the GPU machines
+// a second compile of the same source (a second run of the spill test on the H200; kernels that
+// two model regions share) found it there. Call at static initialization of a binary that reads
+// ptxas reports, before any of its tests loads NVRTC or compiles; true when set.
+inline bool turn_nvrtc_cache_off() { return setenv("CUDA_CACHE_DISABLE", "1", 1) == 0; }
+
 // Bytes of spill stores in ptxas's report (NvrtcOptions::ptxas_report) of one kernel's compile
-// log, or -1 where the log has no report.
+// log, or -1 where the log has no report (see turn_nvrtc_cache_off).
 inline int64_t ptxas_spill_store_bytes(const std::string& log) {
   std::smatch m;
   if (!std::regex_search(log, m, std::regex("([0-9]+) bytes spill stores"))) return -1;

@@ -159,11 +159,8 @@ struct SpillCase {
   int64_t allowed_bytes;
 };
 
-// NVRTC 12.9 and later can answer a compile from their cache (CUDA_CACHE_DISABLE turns it off); a
-// program found there never reaches ptxas and its log has no report. On the H200 machine the second
-// run of this test found all of them there. Set at static initialization, before any test of this
-// binary loads NVRTC or compiles.
-const bool kNvrtcCacheOff = setenv("CUDA_CACHE_DISABLE", "1", 1) == 0;
+// Every compile reaches ptxas (test_support.h turn_nvrtc_cache_off).
+const bool kNvrtcCacheOff = test::turn_nvrtc_cache_off();
 
 TEST(CudaSpills, BenchmarkKernels_AtMostRecorded) {
   ASSERT_TRUE(kNvrtcCacheOff) << "could not set CUDA_CACHE_DISABLE";
