@@ -124,6 +124,10 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
   // "deep" (switchable): about four groups a thread, else one (the team four times as wide).
   const int groups_per_thread = schedule_enabled("deep") ? 4 : 1;
   constexpr int kMaxGroups = 8, kMaxTeam = 1024, kRegisters = 64, kWarpRowsWarps = 4;
+  // Warp rows keep each column store's sums in shared memory, [warps][per_thread][32] of its
+  // accumulator: at most this much in all (a block's static shared memory is at most 48 KB; four
+  // blocks a multiprocessor then take 128 of 228 KB).
+  constexpr int64_t kWarpRowsSharedBytes = 32 * 1024;
   // The groups of vec elements a thread of a team of `team` threads takes, rounded up to a power
   // of two unless `exact`, and the registers the row's loads take in it, were they all kept.
   auto row_in_registers = [&](int team, bool exact, int64_t& groups, int64_t& registers) {
@@ -138,13 +142,19 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
   };
   int64_t groups = 0, registers = 0;
   // Warp rows ("warp-rows", switchable): a serial nest with row reductions whose row fits a warp's
-  // registers takes a warp per row, four rows of the chunk at once in a block of 128 threads
+  // registers, and whose column sums fit kWarpRowsSharedBytes, takes a warp per row, four rows of the chunk at once in a block of 128 threads
   // (ReductionSchedule::warps; the groups not rounded up, which would take registers for nothing).
   // A team of 128 per row holds 128 threads' registers for one row in flight and meets at a block
   // barrier for each row reduction; four warps hold four rows in the same registers. (Without row
   // reductions, a bias gradient's column sums alone, the team of 128 takes up to four rows at once.)
+  auto warp_rows_shared_bytes = [&](int64_t per_thread) {
+    int64_t bytes = 0;
+    for (const StoreStmt& s : nest.stores)
+      if (s.column) bytes += kWarpRowsWarps * per_thread * 32 * std::max<int64_t>(4, dtype_size(s.dtype));
+    return bytes;
+  };
   if (nest.serial && !nest.reductions.empty() && schedule_enabled("warp-rows") &&
-      row_in_registers(32, true, groups, registers)) {
+      row_in_registers(32, true, groups, registers) && warp_rows_shared_bytes(groups * vec) <= kWarpRowsSharedBytes) {
     n.team = 32;
     r.vec = vec;
     r.per_thread = static_cast<int32_t>(groups * vec);

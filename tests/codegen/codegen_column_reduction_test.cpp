@@ -19,6 +19,7 @@ namespace vf {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class ColumnReductions : public test::BackendTest {};
 
@@ -175,6 +176,26 @@ TEST_P(ColumnReductions, WarpRows_MatchReference) {
     const GeneratedKernel k = generate_kernel(plan.segments[0].spec, *plan.segments[0].kernel, Target::Cuda);
     EXPECT_THAT(k.source, HasSubstr("const int warp = threadIdx.x / 32;"));
   }
+}
+
+// Rows of 2,048 bf16 with two column sums: a warp's lanes would take 64 columns each, whose sums
+// for four warps (64 KB) pass the 32 KB warp rows may keep in shared memory: the team of 128 takes
+// the rows instead, and the CUDA source compiles (NVRTC on the CPU machine).
+TEST_P(ColumnReductions, WarpRowsBeyondSharedMemory_TeamPerRow) {
+  const test::ScopedEnv env("VF_DISABLE_SCHEDULES", "");
+  auto f = std::make_shared<Fusion>();
+  Value* x = f->add_tensor_input("x", DType::BFloat16, {64, 2048});
+  Value* wide = f->add(OpKind::ConvertElementType, {x}, CastAttrs{DType::Float32});
+  f->add_output(f->add(OpKind::Sum, {wide}, DimsAttrs{{1}}));
+  f->add_output(f->add(OpKind::Sum, {f->add(OpKind::Reshape, {wide}, ReshapeAttrs{{4, 16, 2048}})}, DimsAttrs{{1}}));
+  Value* squares = f->add(OpKind::Mul, {wide, wide});
+  f->add_output(f->add(OpKind::Sum, {f->add(OpKind::Reshape, {squares}, ReshapeAttrs{{4, 16, 2048}})}, DimsAttrs{{1}}));
+  const Plan plan = check(f, random_inputs(*f, 950), 2048);
+  ASSERT_EQ(plan.kernel_count(), 1);
+  ASSERT_TRUE(plan.segments[0].kernel->nests[0].serial);
+  const GeneratedKernel k = generate_kernel(plan.segments[0].spec, *plan.segments[0].kernel, Target::Cuda);
+  EXPECT_THAT(k.source, Not(HasSubstr("const int warp = threadIdx.x / 32;")));
+  EXPECT_THAT(k.source, HasSubstr("__launch_bounds__(128, 4)"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ColumnReductions, ::testing::Values(Device::Cpu, Device::Cuda),
