@@ -131,9 +131,8 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
   // The groups of vec elements a thread of a team of `team` threads takes, rounded up to a power
   // of two unless `exact`, and the registers the row's loads take in it, were they all kept.
   auto row_in_registers = [&](int team, bool exact, int64_t& groups, int64_t& registers) {
-    groups = 1;
-    while (groups * team * vec < n.inner) groups *= 2;
-    if (exact) groups = std::max<int64_t>(1, (n.inner + team * vec - 1) / (team * vec));
+    const int64_t needed = std::max<int64_t>(1, (n.inner + team * vec - 1) / (team * vec));
+    groups = exact ? needed : static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(needed)));
     registers = 0;
     for (const ValueExpr& e : nest.values)
       if (e.op == ValueOp::Load && nest.index_uses_vars_from(e.index, static_cast<int64_t>(rank)))
@@ -142,8 +141,9 @@ void choose_team(const LoopNest& nest, const std::vector<AbiField>& fields, AbiN
   };
   int64_t groups = 0, registers = 0;
   // Warp rows ("warp-rows", switchable): a serial nest with row reductions whose row fits a warp's
-  // registers, and whose column sums fit kWarpRowsSharedBytes, takes a warp per row, four rows of the chunk at once in a block of 128 threads
-  // (ReductionSchedule::warps; the groups not rounded up, which would take registers for nothing).
+  // registers, and whose column sums fit kWarpRowsSharedBytes, takes a warp per row, four rows of
+  // the chunk at once in a block of 128 threads (ReductionSchedule::warps; the groups never
+  // rounded up, which would take registers for nothing).
   // A team of 128 per row holds 128 threads' registers for one row in flight and meets at a block
   // barrier for each row reduction; four warps hold four rows in the same registers. (Without row
   // reductions, a bias gradient's column sums alone, the team of 128 takes up to four rows at once.)
